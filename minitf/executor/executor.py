@@ -11,7 +11,10 @@ arguments, and its out-edges. Running a step is then a loop:
 3. consumers that reach zero become ready. They run on the same thread,
    except that when several *expensive* nodes (a matmul, not a constant)
    become ready at once, all but one go to the inter-op thread pool: two
-   independent branches of the graph run at the same time.
+   independent branches of the graph run at the same time. Whether a node
+   is worth another thread is learnt by timing it: each executor keeps a
+   running estimate of every kernel's cost, and only kernels that take
+   longer than the hand-off are handed off.
 
 An output is referenced only by its consumers' input slots, and a node's
 inputs are dropped as soon as it has run: a tensor is freed when its last
@@ -61,9 +64,9 @@ from minitf.kernels.context import OpKernelContext
 from minitf.kernels.registry import find_kernel
 
 
-# A node whose inputs hold fewer elements than this runs on the thread that
-# made it ready: the work is smaller than the cost of handing it over.
-_BIG_INPUT_ELEMENTS = 131072
+# A kernel estimated to run for less than this stays on the thread that made
+# it ready: handing it to another thread would cost more than it could save.
+_LONG_KERNEL_SECONDS = 100e-6
 
 
 class ExecutorNode:
@@ -94,6 +97,7 @@ class Executor:
         self.roots = [n.id for n in self.nodes if n.pending_init == 0]
         self._pending_init = [n.pending_init for n in self.nodes]
         self._check_no_cycle()
+        self.kernel_costs = KernelCosts(len(self.nodes))
 
     # --- building the plan -----------------------------------------------------
     @staticmethod
@@ -173,6 +177,35 @@ class Executor:
     def run(self, step, collect_stats=False, timeout=None):
         """Runs every node of the partition once; raises the first OpError."""
         return run_step([self], step, collect_stats, timeout)
+
+
+class KernelCosts:
+    """How long each node's kernel took in the last two steps that ran it.
+
+    A node counts as long when both of its last two runs took longer than
+    the hand-off costs. One slow run (the machine was busy, the garbage
+    collector ran) does not change where a node runs, and a node not yet
+    timed twice counts as short: the first steps run on one thread, in a
+    repeatable order, and later steps hand off the nodes that turned out
+    long. TensorFlow 1.15 only asks each kernel whether it is expensive; its
+    later executors also learn each kernel's cost as it runs, as a running
+    average (`tensorflow/core/common_runtime/kernel_stats.h`).
+    """
+
+    def __init__(self, num_nodes):
+        self._times = [()] * num_nodes
+
+    def observe(self, node_id, seconds):
+        # Not locked: two threads updating one node at once lose one time, which is harmless.
+        self._times[node_id] = self._times[node_id][-1:] + (seconds,)
+
+    def recent(self, node_id):
+        """The seconds of the node's last two runs (fewer before it has run twice)."""
+        return self._times[node_id]
+
+    def is_long(self, node_id):
+        times = self._times[node_id]
+        return len(times) == 2 and min(times) >= _LONG_KERNEL_SECONDS
 
 
 def run_step(executors, step, collect_stats=False, timeout=None):
@@ -267,6 +300,7 @@ class _ExecutorState:
         self.device = executor.device
         self.roots = executor.roots
         self.pool = executor.thread_pool
+        self.kernel_costs = executor.kernel_costs
         self.step_run = step_run
         self.step = step_run.step
         self.stats = step_run.stats
@@ -353,18 +387,15 @@ class _ExecutorState:
 
         Handing a node to another thread costs tens of microseconds, and
         Python threads only run at the same time while NumPy has released the
-        interpreter lock inside a large operation. So a node goes to the pool
-        only when its kernel is not marked cheap and its inputs are big. A node
-        without inputs (a variable, a constant, a fed value) only hands over
-        something that already exists, so it stays. TensorFlow decides with a
-        cost model; this is the simplest stand-in for one.
+        interpreter lock inside a long operation. So a node goes to the pool
+        only when its kernel is not marked cheap and it has taken long when
+        it ran before (`KernelCosts`). The size of the inputs is no guide: a
+        lookup of 512 rows in a table of millions is quick. A node without
+        inputs (a variable, a constant, a fed value) only hands over
+        something that already exists, so it stays.
         """
-        if not node.is_expensive:
-            return False
-        inputs = self.inputs[node.id]
-        if not inputs:
-            return False
-        return sum(getattr(value, "size", 0) for value in inputs) >= _BIG_INPUT_ELEMENTS
+        return (node.is_expensive and bool(self.inputs[node.id])
+                and self.kernel_costs.is_long(node.id))
 
     # --- one node -------------------------------------------------------------------
     def _gather_inputs(self, node):
@@ -385,8 +416,13 @@ class _ExecutorState:
         return value
 
     def _run_kernel(self, node):
-        """Calls the node's kernel; returns its outputs as a tuple (or None on error)."""
-        start = time.perf_counter() if self.stats is not None else 0.0
+        """Calls the node's kernel; returns its outputs as a tuple (or None on error).
+
+        Expensive kernels are timed for `KernelCosts`; cheap ones only when
+        the step collects stats.
+        """
+        timed = node.is_expensive or self.stats is not None
+        start = time.perf_counter() if timed else 0.0
         try:
             args = self._gather_inputs(node)
             result = node.fn(OpKernelContext(node, self.step), *args, **node.kwargs)
@@ -394,8 +430,12 @@ class _ExecutorState:
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             self._record_error(node, e)
             return None
-        if self.stats is not None:
-            self._record_stats(node, start, time.perf_counter())
+        if timed:
+            end = time.perf_counter()
+            if node.is_expensive:
+                self.kernel_costs.observe(node.id, end - start)
+            if self.stats is not None:
+                self._record_stats(node, start, end)
         return outputs
 
     def _start_async(self, node):

@@ -11,7 +11,7 @@ import pytest
 
 import minitf as tf
 from minitf.device.device import Device
-from minitf.executor.executor import Executor
+from minitf.executor.executor import Executor, KernelCosts
 from minitf.executor.rendezvous import LocalRendezvous
 from minitf.graph import dtypes
 from minitf.graph.graph_def import NodeDef
@@ -215,6 +215,8 @@ def test_independent_expensive_branches_run_concurrently():
     left, right = _two_big_matmuls()
     config = tf.ConfigProto(inter_op_parallelism_threads=4)
     with tf.Session(config=config) as sess:
+        for _ in range(2):  # the first steps time the kernels, on one thread
+            sess.run([left, right])
         overlapped = False
         for _ in range(5):
             _, stats = traced_run(sess, [left, right])
@@ -228,6 +230,40 @@ def test_independent_expensive_branches_run_concurrently():
                 overlapped = True
                 break
     assert overlapped
+
+
+def test_the_first_steps_run_on_one_thread_and_later_ones_hand_off_long_kernels():
+    left, right = _two_big_matmuls()
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+        first_two = [traced_run(sess, [left, right])[1] for _ in range(2)]
+        _, third = traced_run(sess, [left, right])
+    for stats in first_two:
+        assert {s.thread_id for s in stats.values()} == {threading.get_ident()}
+    assert len({s.thread_id for s in third.values()}) == 2
+
+
+def test_a_quick_kernel_stays_on_the_driving_thread_however_big_its_inputs():
+    # Two lookups of a few rows in a table of a million elements each: big
+    # inputs, little work. Neither is worth the hand-off to another thread.
+    table = tf.Variable(np.ones((250_000, 4), np.float32))
+    lookups = [tf.gather(table, [1, 2, 3]), tf.gather(table, [4, 5])]
+    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+        sess.run(table.initializer)
+        for _ in range(4):
+            _, stats = traced_run(sess, lookups)
+            assert {s.thread_id for s in stats.values()} == {threading.get_ident()}
+
+
+def test_a_node_is_long_when_its_last_two_runs_were_long():
+    costs = KernelCosts(2)
+    assert costs.recent(0) == () and not costs.is_long(0)
+    costs.observe(0, 1.0)
+    assert not costs.is_long(0)  # once is not enough: it may have been a busy moment
+    costs.observe(0, 2.0)
+    assert costs.recent(0) == (1.0, 2.0) and costs.is_long(0)
+    costs.observe(0, 1e-6)  # one quick run and it is short again
+    assert costs.recent(0) == (2.0, 1e-6) and not costs.is_long(0)
+    assert costs.recent(1) == ()
 
 
 def test_one_inter_op_thread_runs_everything_on_the_calling_thread():
