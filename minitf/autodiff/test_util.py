@@ -96,12 +96,16 @@ class TestCase(unittest.TestCase):
         return sess.run(tensors)
 
     def _create_session(self, graph, config, force_gpu):
-        from minitf.session import ConfigProto, Session  # noqa: PLC0415 - runtime beside autodiff
+        from minitf.session import (  # noqa: PLC0415 - runtime beside autodiff
+            ConfigProto, OptimizerOptions, Session)
 
         if config is None:
             config = ConfigProto()
             # Without a GPU the ops asked to run on one fall back to the CPU.
             config.allow_soft_placement = not force_gpu
+        # As in TensorFlow's tests: no constant folding, or a test of an op on
+        # constant inputs would check the folding (on the host), not the step's kernel.
+        config.graph_options.optimizer_options.opt_level = OptimizerOptions.L0
         return Session(graph=graph, config=config)
 
     def _get_cached_session(self, graph, config, force_gpu):

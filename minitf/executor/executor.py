@@ -97,6 +97,7 @@ class Executor:
         self.roots = [n.id for n in self.nodes if n.pending_init == 0]
         self._pending_init = [n.pending_init for n in self.nodes]
         self._check_no_cycle()
+        self._preset_inputs, self.constant_buffer_ids = self._compute_constants()
         self.kernel_costs = KernelCosts(len(self.nodes))
 
     # --- building the plan -----------------------------------------------------
@@ -172,6 +173,38 @@ class Executor:
             raise errors.InvalidArgumentError(
                 None, None, "Graph is invalid, contains a cycle with %d nodes, including: %s"
                 % (len(stuck), ", ".join(stuck[:3])))
+
+    def _compute_constants(self):
+        """Runs the Consts once, now; their values wait in their consumers' input slots.
+
+        A Const without control inputs gives the same value every step, so
+        the executor computes it when it is built, and every step starts
+        with that value already in the input slots of its consumers, their
+        pending counts lowered to match: the Const itself never runs in a
+        step. TensorFlow runs Const nodes each step but skips their kernel
+        (`OpKernel::const_tensor`); minitf skips the node too, because here
+        a node's bookkeeping costs more than a Const's kernel. A traced step
+        still lists the Consts, as ready at its start in no time. Returns the
+        preset input slots {consumer id: slot list} and the ids of the
+        constant buffers (a fetch of one is copied, see `_Retval`).
+        """
+        preset, buffer_ids = {}, set()
+        constants = [n for n in self.nodes if n.op_type == "Const" and n.pending_init == 0]
+        for node in constants:
+            try:
+                value = node.fn(OpKernelContext(node, None), **node.kwargs)
+            except Exception as e:  # noqa: BLE001 - a bad constant fails as its node would
+                raise _as_op_error(node, e) from None
+            buffer_ids.add(id(value))
+            for consumer_id, slot, _ in node.successors:
+                if slot >= 0:
+                    num_inputs = self.nodes[consumer_id].num_inputs
+                    preset.setdefault(consumer_id, [None] * num_inputs)[slot] = value
+                self._pending_init[consumer_id] -= 1
+        self.constant_ids = tuple(n.id for n in constants)
+        self.roots = [n.id for n in self.nodes
+                      if self._pending_init[n.id] == 0 and n.id not in self.constant_ids]
+        return preset, frozenset(buffer_ids)
 
     # --- running a step -----------------------------------------------------------
     def run(self, step, collect_stats=False, timeout=None):
@@ -306,19 +339,33 @@ class _ExecutorState:
         self.stats = step_run.stats
         self.pending = list(executor._pending_init)
         self.inputs = [None] * len(self.nodes)
+        for consumer_id, slots in executor._preset_inputs.items():
+            self.inputs[consumer_id] = list(slots)
+        if executor.constant_buffer_ids:
+            self.step.shared_buffers.update(executor.constant_buffer_ids)
         self.lock = threading.Lock()
         # False while only the thread that started the step has touched this state; set
         # before the first hand-off to another thread (see `schedule`, `_start_async`).
         self.shared = False
         self.outstanding = len(executor.roots)  # nodes ready or running, not yet finished
-        self.completed = 0
+        self.constant_ids = executor.constant_ids
+        self.completed = len(self.constant_ids)  # they ran when the executor was built
 
     def start(self, here):
         """Runs the roots on this thread (`here`) or hands them to another one."""
-        if self.outstanding == 0:  # nothing can ever run (prevented by the cycle check)
+        if self.stats is not None:
+            now = time.perf_counter()
+            for node_id in self.constant_ids:
+                self._record_stats(self.nodes[node_id], now, now)
+        if self.outstanding == 0:  # only Consts, computed when the executor was built
             self.step_run.executor_finished()
         elif here:
-            self.process(collections.deque(self.roots))
+            todo = collections.deque()
+            if self.pool is None:
+                todo.extend(self.roots)
+            else:  # several long branches may start at once, as in the middle of a step
+                self._dispatch(self.roots, todo)
+            self.process(todo)
         else:
             self.schedule(collections.deque(self.roots))
 
@@ -412,7 +459,7 @@ class _ExecutorState:
         if value is None:
             raise errors.FailedPreconditionError(
                 node.node_def, None, "Attempting to use uninitialized value %s" % var.name)
-        self.step.variable_buffers.add(id(value))
+        self.step.shared_buffers.add(id(value))
         return value
 
     def _run_kernel(self, node):

@@ -45,10 +45,10 @@ def arg(ctx, *, index):
 
 @register_kernel("_Retval", ALL_DEVICES, is_expensive=False)
 def retval(ctx, value, *, index):
-    buffers = ctx.step.variable_buffers
+    buffers = ctx.step.shared_buffers
     if buffers and (id(value) in buffers or id(getattr(value, "base", None)) in buffers):
-        # The value is (a view of) a variable's buffer, which later updates
-        # change in place: the caller gets its own copy.
+        # The value is (a view of) a variable's buffer, which later updates change
+        # in place, or a constant's, which later steps read: the caller gets a copy.
         value = value.copy()
     ctx.call_frame.set_retval(index, ctx.device.copy_to_host(value))
 

@@ -224,13 +224,16 @@ class BaseSession:
             self._extend_graph_locked()
 
     def _extend_graph_locked(self):
+        # Each node goes with the static shapes of its outputs (`_output_shapes`): the
+        # runtime's constant folding reads them.
         graph = self._graph
         if graph._structure_version != self._sent_structure_version:
-            self._runtime.reset_graph(graph.as_graph_def())
+            self._runtime.reset_graph(graph.as_graph_def(add_shapes=True))
             self._sent_structure_version = graph._structure_version
             self._sent_version = graph.version
         elif graph.version > self._sent_version:
-            self._runtime.extend(graph.as_graph_def(from_version=self._sent_version))
+            self._runtime.extend(graph.as_graph_def(from_version=self._sent_version,
+                                                    add_shapes=True))
             self._sent_version = graph.version
         # From now on an edit of these ops must reach the runtime (see Operation._edited).
         graph._last_id_sent_to_a_session = max(graph._last_id_sent_to_a_session,

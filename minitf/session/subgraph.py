@@ -52,6 +52,9 @@ def rewrite_for_execution(nodes, feeds, fetches, targets):
         arg = NodeDef("_arg_%s_%d_%d" % (node_name, index, i), "_Arg", [],
                       nodes[node_name].device,
                       {"T": _dtype_of(nodes, node_name, index), "index": i})
+        shapes = nodes[node_name].attr.get("_output_shapes")
+        if shapes:  # the client checked that the fed value has this static shape
+            arg.attr["_output_shapes"] = [shapes[index]]
         arg_for_tensor[graph_def_lib.tensor_name(node_name, index)] = arg.name
         if nodes[node_name].op == "Placeholder":
             arg_for_control["^" + node_name] = "^" + arg.name

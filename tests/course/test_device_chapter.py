@@ -79,16 +79,18 @@ def test_exercise_3_x_on_cpu1_needs_two_pairs():
 
 def test_exercise_4_without_a_pool_two_devices_run_one_after_the_other():
     rng = np.random.default_rng(0)
-    chains = []
+    chains, feeds = [], {}
     for i in range(2):
         with tf.device("/cpu:%d" % i):
-            y = tf.constant(rng.standard_normal((512, 512)).astype(np.float32))
+            x = tf.placeholder(tf.float32, [512, 512])
+            feeds[x] = rng.standard_normal((512, 512)).astype(np.float32)
+            y = x
             for _ in range(4):
                 y = tf.matmul(y, tf.constant(np.eye(512, dtype=np.float32)))
         chains.append(y)
     run_metadata = tf.RunMetadata()
     with tf.Session(config=two_cpus(inter_op_parallelism_threads=1)) as sess:
-        sess.run(chains, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+        sess.run(chains, feeds, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
                  run_metadata=run_metadata)
     rows = [r for r in visualize.schedule(run_metadata.step_stats) if r.op == "MatMul"]
     assert len(rows) == 8 and {r.thread for r in rows} == {0}

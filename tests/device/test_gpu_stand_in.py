@@ -24,6 +24,7 @@ from minitf.graph.op_def_library import apply_op
 from minitf.kernels.context import StepState
 from minitf.kernels.registry import register_kernel
 from minitf.kernels.runtime_ops import CallFrame
+from session_configs import without_folding
 
 _SEEN = []  # (device type, type of the input) per kernel call
 
@@ -228,7 +229,7 @@ def test_a_kernel_computing_with_numpy_fails_on_the_gpu_but_not_on_the_cpu():
         on_cpu = apply_op("DeviceTestNumpyFallback", x=x)
     with tf.device("/gpu:0"):
         on_gpu = apply_op("DeviceTestNumpyFallback", x=x, name="forgot_xp")
-    with tf.Session() as sess:
+    with tf.Session(config=without_folding()) as sess:
         np.testing.assert_array_equal(sess.run(on_cpu), [-1.0, -2.0])
         with pytest.raises(tf.errors.InvalidArgumentError, match="forgot_xp") as info:
             sess.run(on_gpu)

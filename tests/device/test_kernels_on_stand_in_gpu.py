@@ -24,6 +24,7 @@ from minitf.graph.op_def_library import apply_op
 from minitf.kernels.registry import registered_kernels
 from minitf.ops import sparse_ops
 from minitf.ops import string_ops
+from session_configs import without_folding
 
 GPU0 = "/job:localhost/replica:0/task:0/device:GPU:0"
 
@@ -393,7 +394,7 @@ def run_case(build, device, other):
         spec = build(other)
     outcome = Outcome(spec.error)
     options = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
-    with tf.Session(graph=graph, config=tf.ConfigProto(device_count={"CPU": 2})) as sess:
+    with tf.Session(graph=graph, config=without_folding(device_count={"CPU": 2})) as sess:
         def run(fetches):
             metadata = tf.RunMetadata()
             outcome.values.append(sess.run(fetches, spec.feed, options=options,

@@ -14,6 +14,7 @@ from minitf.graph.graph_def import NodeDef
 from minitf.graph.op_def import register_op
 from minitf.graph.op_def_library import apply_op
 from minitf.kernels.registry import register_kernel
+from session_configs import without_folding
 
 register_op("PlacementTestCpuOnly").input("x: float32").output("y: float32")
 
@@ -32,7 +33,7 @@ def cpu(i):
 
 
 def two_cpus(**kwargs):
-    return tf.ConfigProto(device_count={"CPU": 2}, **kwargs)
+    return without_folding(device_count={"CPU": 2}, **kwargs)
 
 
 def placed_devices(sess, fetches, feed_dict=None):
@@ -50,7 +51,7 @@ def line_of_caller():
 # --- devices ------------------------------------------------------------------------
 
 def test_device_count_gives_several_cpus():
-    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 3})) as sess:
+    with tf.Session(config=without_folding(device_count={"CPU": 3})) as sess:
         devices = sess.list_devices()
     assert [d.name for d in devices] == [cpu(0), cpu(1), cpu(2)]
     assert {d.device_type for d in devices} == {"CPU"}
@@ -129,7 +130,7 @@ def test_log_device_placement_prints_each_node_as_tensorflow_does(capsys):
 def test_placement_is_also_logged_at_info_level(caplog):
     a = tf.constant(1.0, name="a")
     with caplog.at_level("INFO", logger="minitf"):
-        with tf.Session(config=tf.ConfigProto(log_device_placement=True)) as sess:
+        with tf.Session(config=without_folding(log_device_placement=True)) as sess:
             sess.run(a)
     assert "a: (Const): %s" % cpu(0) in caplog.messages
 
@@ -141,7 +142,7 @@ def test_without_log_device_placement_nothing_is_printed(capsys):
 
 
 def test_device_mapping_lists_the_gpu(stand_in_gpu, capsys):
-    with tf.Session(config=tf.ConfigProto(log_device_placement=True)):
+    with tf.Session(config=without_folding(log_device_placement=True)):
         pass
     # TF: "Device mapping:" then "<device name> -> <physical description>" per GPU.
     assert capsys.readouterr().out == (
@@ -238,7 +239,7 @@ def test_unknown_device_without_soft_placement_names_the_node():
 def test_a_missing_gpu_kernel_fails_without_soft_placement(stand_in_gpu):
     with tf.device("/gpu:0"):
         y = cpu_only(tf.constant([1.0]), name="needs_cpu")
-    with tf.Session() as sess:
+    with tf.Session(config=without_folding()) as sess:
         with pytest.raises(tf.errors.InvalidArgumentError) as info:
             sess.run(y)
     # TF's placer: "Cannot assign a device for operation X: Could not satisfy explicit
@@ -254,7 +255,7 @@ def test_soft_placement_moves_an_op_without_a_gpu_kernel_to_the_cpu(stand_in_gpu
         x = tf.constant([1.0, 2.0], name="x")
         y = cpu_only(x, name="needs_cpu")
         z = tf.multiply(y, 3.0, name="z")
-    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+    with tf.Session(config=without_folding(allow_soft_placement=True)) as sess:
         devices = placed_devices(sess, z)
         np.testing.assert_array_equal(sess.run(z), [3.0, 6.0])
     gpu0 = "/job:localhost/replica:0/task:0/device:GPU:0"
@@ -268,7 +269,7 @@ def test_without_a_request_a_group_goes_where_every_member_has_a_kernel(stand_in
     with tf.colocate_with(y):
         z = tf.multiply(y, 3.0, name="with_needs_cpu")
     alone = tf.multiply(z, 2.0, name="alone")
-    with tf.Session() as sess:
+    with tf.Session(config=without_folding()) as sess:
         devices = placed_devices(sess, alone)
         np.testing.assert_array_equal(sess.run(alone), [6.0, 12.0])
     assert devices["needs_cpu"] == devices["with_needs_cpu"] == cpu(0)
@@ -278,7 +279,7 @@ def test_without_a_request_a_group_goes_where_every_member_has_a_kernel(stand_in
 def test_a_job_that_does_not_exist_is_not_softened():
     with tf.device("/job:ps"):
         a = tf.constant(2.0, name="remote")
-    with tf.Session(config=tf.ConfigProto(allow_soft_placement=True)) as sess:
+    with tf.Session(config=without_folding(allow_soft_placement=True)) as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match="operation remote"):
             sess.run(a)
 
@@ -287,7 +288,7 @@ def test_nodes_the_run_does_not_need_are_not_placed():
     with tf.device("/cpu:7"):
         tf.constant(1.0, name="elsewhere")
     b = tf.constant(3.0)
-    with tf.Session() as sess:
+    with tf.Session(config=without_folding()) as sess:
         assert sess.run(b) == 3.0
 
 
@@ -383,6 +384,6 @@ def test_op_without_any_kernel_is_reported():
 
 
 def test_there_is_always_a_cpu():
-    with tf.Session(config=tf.ConfigProto(device_count={"CPU": 0, "GPU": 0})) as sess:
+    with tf.Session(config=without_folding(device_count={"CPU": 0, "GPU": 0})) as sess:
         assert [d.name for d in sess.list_devices()] == [cpu(0)]
         assert sess.run(tf.constant(1.0)) == 1.0

@@ -20,6 +20,7 @@ from minitf.graph.op_def_library import apply_op
 from minitf.kernels.context import StepState
 from minitf.kernels.registry import register_kernel
 from minitf.kernels.runtime_ops import CallFrame
+from session_configs import without_folding
 
 CPU0 = "/job:localhost/replica:0/task:0/device:CPU:0"
 
@@ -130,7 +131,9 @@ def test_executor_runs_a_diamond_from_node_defs():
         NodeDef("out", "_Retval", ["join"], "", {"T": dtypes.float32, "index": 0}),
     ]
     executor = Executor(nodes, Device(CPU0, "CPU"))
-    assert [executor.nodes[i].name for i in executor.roots] == ["a"]
+    # The Const is computed when the executor is built: its consumers start the step.
+    assert [executor.nodes[i].name for i in executor.roots] == ["left", "right"]
+    assert executor.constant_ids == (0,)
     step = _step()
     executor.run(step)
     assert step.call_frame.retvals == [16.0]
@@ -186,7 +189,7 @@ def test_wide_fan_out_and_fan_in():
     total = branches[0]
     for branch in branches[1:]:
         total = total + branch
-    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+    with tf.Session(config=without_folding(inter_op_parallelism_threads=4)) as sess:
         for _ in range(3):
             np.testing.assert_allclose(sess.run(total, {x: [1.0, 2.0, 3.0]}),
                                        np.array([1.0, 2.0, 3.0]) * sum(range(50)))
@@ -213,7 +216,7 @@ def _overlaps(x, y):
 
 def test_independent_expensive_branches_run_concurrently():
     left, right = _two_big_matmuls()
-    config = tf.ConfigProto(inter_op_parallelism_threads=4)
+    config = without_folding(inter_op_parallelism_threads=4)
     with tf.Session(config=config) as sess:
         for _ in range(2):  # the first steps time the kernels, on one thread
             sess.run([left, right])
@@ -234,7 +237,7 @@ def test_independent_expensive_branches_run_concurrently():
 
 def test_the_first_steps_run_on_one_thread_and_later_ones_hand_off_long_kernels():
     left, right = _two_big_matmuls()
-    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+    with tf.Session(config=without_folding(inter_op_parallelism_threads=4)) as sess:
         first_two = [traced_run(sess, [left, right])[1] for _ in range(2)]
         _, third = traced_run(sess, [left, right])
     for stats in first_two:
@@ -247,7 +250,7 @@ def test_a_quick_kernel_stays_on_the_driving_thread_however_big_its_inputs():
     # inputs, little work. Neither is worth the hand-off to another thread.
     table = tf.Variable(np.ones((250_000, 4), np.float32))
     lookups = [tf.gather(table, [1, 2, 3]), tf.gather(table, [4, 5])]
-    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=4)) as sess:
+    with tf.Session(config=without_folding(inter_op_parallelism_threads=4)) as sess:
         sess.run(table.initializer)
         for _ in range(4):
             _, stats = traced_run(sess, lookups)
@@ -269,7 +272,7 @@ def test_a_node_is_long_when_its_last_two_runs_were_long():
 def test_one_inter_op_thread_runs_everything_on_the_calling_thread():
     a = tf.constant(np.ones((100, 100), np.float32))
     left, right = tf.matmul(a, a), tf.matmul(a, a)
-    config = tf.ConfigProto(inter_op_parallelism_threads=1)
+    config = without_folding(inter_op_parallelism_threads=1)
     with tf.Session(config=config) as sess:
         _, stats = traced_run(sess, [left, right])
     assert {s.thread_id for s in stats.values()} == {threading.get_ident()}
@@ -279,7 +282,7 @@ def test_inter_op_threads_bound_the_threads_used():
     rng = np.random.default_rng(1)
     a = tf.constant(rng.standard_normal((200, 200)).astype(np.float32))
     products = [tf.matmul(a, a) for _ in range(8)]
-    config = tf.ConfigProto(inter_op_parallelism_threads=2)
+    config = without_folding(inter_op_parallelism_threads=2)
     with tf.Session(config=config) as sess:
         threads = set()
         for _ in range(2):
@@ -298,7 +301,7 @@ def test_a_tensor_is_freed_when_its_last_consumer_has_run():
     second = big * 2.0
     both = first + second
     after = apply_op("ExecutorTestFreed", name="check", x=both, probe="big")
-    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=1)) as sess:
+    with tf.Session(config=without_folding(inter_op_parallelism_threads=1)) as sess:
         result = sess.run(after)
     assert result.shape == (1_000_000,) and result[0] == 4.0
     assert ("big", "freed") in _EVENTS
@@ -319,7 +322,7 @@ def test_peak_memory_of_a_long_chain_stays_near_one_intermediate():
     for _ in range(30):
         y = y + 1.0
     feed = np.zeros(n, np.float32)
-    with tf.Session(config=tf.ConfigProto(inter_op_parallelism_threads=1)) as sess:
+    with tf.Session(config=without_folding(inter_op_parallelism_threads=1)) as sess:
         sess.run(y, {x: feed})  # build the executor outside the measurement
         tracemalloc.start()
         try:
@@ -341,7 +344,7 @@ def test_first_kernel_error_stops_the_step(finishes_within):
     chain = x
     for i in range(40):
         chain = sleep(chain, 0.01, name="slow_%d" % i)  # 0.4 s if it all ran
-    config = tf.ConfigProto(inter_op_parallelism_threads=1)
+    config = without_folding(inter_op_parallelism_threads=1)
     with tf.Session(config=config) as sess:
         with pytest.raises(tf.errors.FailedPreconditionError, match="not ready yet") as info:
             finishes_within(10, sess.run, [downstream, chain])
@@ -375,7 +378,7 @@ def test_kernel_returning_the_wrong_dtype_is_an_internal_error():
 def test_errors_on_pool_threads_do_not_hang(finishes_within):
     left, right = _two_big_matmuls()
     failed = apply_op("ExecutorTestFail", name="fails_too", x=tf.constant(1.0), kind="value")
-    config = tf.ConfigProto(inter_op_parallelism_threads=4)
+    config = without_folding(inter_op_parallelism_threads=4)
     with tf.Session(config=config) as sess:
         for _ in range(5):
             with pytest.raises(tf.errors.InvalidArgumentError, match="bad value in kernel"):
@@ -401,7 +404,7 @@ def test_run_options_timeout_raises_deadline_exceeded(finishes_within):
 
 def test_operation_timeout_in_config_applies_to_every_run(finishes_within):
     slow = sleep(tf.constant(1.0), 0.2, name="slow")
-    config = tf.ConfigProto(operation_timeout_in_ms=50)
+    config = without_folding(operation_timeout_in_ms=50)
     with tf.Session(config=config) as sess:
         with pytest.raises(tf.errors.DeadlineExceededError):
             finishes_within(10, sess.run, slow)

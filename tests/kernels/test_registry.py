@@ -9,6 +9,7 @@ from minitf.graph.op_def import register_op
 from minitf.graph.op_def_library import apply_op
 from minitf.kernels.registry import (KernelDef, find_kernel, has_kernel, register_kernel,
                                      registered_kernels)
+from session_configs import without_folding
 
 # Ops of this file only, named so that nothing else can collide with them.
 register_op("RegistryTestScale").input("x: T").output("y: T").attr(
@@ -156,6 +157,6 @@ def test_an_xp_kernel_runs_on_cpu_with_numpy_and_on_gpu_with_the_device_module(s
 def test_without_a_device_request_the_gpu_kernel_is_preferred(stand_in_gpu):
     y = apply_op("RegistryTestScale", x=tf.constant([1.0, 2.0]))
     del calls[:]
-    with tf.Session() as sess:
+    with tf.Session(config=without_folding()) as sess:
         np.testing.assert_allclose(sess.run(y), [2.0, 4.0])
     assert [c[0] for c in calls] == ["GPU"]

@@ -7,6 +7,7 @@ import minitf as tf
 from minitf.graph import farmhash
 from minitf.graph.op_def_library import apply_op
 from minitf.ops import lookup_ops
+from session_configs import without_folding
 
 VOCAB = ["emerson", "lake", "palmer"]
 
@@ -207,7 +208,7 @@ def test_tables_live_on_the_cpu_beside_a_gpu(stand_in_gpu):
     ids = table.lookup(tf.constant(["lake", "x"]))
     doubled = ids * 2
     metadata = tf.RunMetadata()
-    with tf.Session() as sess:
+    with tf.Session(config=without_folding()) as sess:
         sess.run(tf.tables_initializer())
         result = sess.run(doubled, options=tf.RunOptions(output_partition_graphs=True),
                           run_metadata=metadata)
