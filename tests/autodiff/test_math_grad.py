@@ -639,6 +639,25 @@ def test_unsorted_segment_sum_values_shape_and_name():
     np.testing.assert_array_equal(dropped_values, [5, 0])
 
 
+@pytest.mark.parametrize("ids", [
+    [0, 1, 2, 3],  # every id once: the rows are copied
+    [2, 2, 2, 2],  # one id: one run summed
+    [3, 0, 3, -1, 1, 0, 3, 2, -1],  # singles, repeats and dropped ids together
+    [-1, -2],  # nothing kept
+    [],
+])
+def test_unsorted_segment_sum_adds_runs_and_copies_single_rows(ids):
+    rng = np.random.default_rng(len(ids))
+    data = rng.standard_normal((len(ids), 3, 2)).astype(np.float32)
+    expected = np.zeros((5, 3, 2), np.float32)
+    for i, segment in enumerate(ids):  # the definition, one row at a time
+        if segment >= 0:
+            expected[segment] += data[i]
+    out = tf.unsorted_segment_sum(data, tf.constant(ids, tf.int32, shape=[len(ids)]), 5)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(out), expected, rtol=1e-6)
+
+
 def test_unsorted_segment_sum_static_shapes():
     data = tf.placeholder(tf.float32, [5, None, 3])
     ids = tf.placeholder(tf.int32, [5, 2])

@@ -459,6 +459,16 @@ def test_strided_slice_with_masks_matches_numpy():
         np.testing.assert_array_equal(got, expected)
 
 
+def test_strided_slice_of_one_node_follows_the_shape_it_is_fed():
+    # The kernel remembers its plans by shape and bounds: a new shape gets a new plan.
+    x = tf.placeholder(tf.float32, [None, None])
+    sliced = x[1:, :-1]
+    with tf.Session() as sess:
+        for shape in [(3, 4), (5, 2), (3, 4)]:
+            value = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+            np.testing.assert_array_equal(sess.run(sliced, {x: value}), value[1:, :-1])
+
+
 def test_strided_slice_names_its_inputs():
     tf.strided_slice(tf.placeholder(tf.float32, [2, 3], name="x"), [0, 1], [2, 3], [1, 1])
     assert graph_nodes()[1:] == [("StridedSlice/begin", "Const"), ("StridedSlice/end", "Const"),

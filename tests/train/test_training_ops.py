@@ -202,13 +202,15 @@ def test_dense_update_matches_numpy(name, dtype):
                 np.testing.assert_allclose(got, want, **_tolerance(dtype))
 
 
+@pytest.mark.parametrize("indices", [[4, 1, 4, 0, 4],  # row 4 three times: three rounds
+                                     [4, 1, 0]])  # no repeats: one round, in the given order
 @pytest.mark.parametrize("dtype", DTYPES)
 @pytest.mark.parametrize("name", SPARSE_OPS)
-def test_sparse_update_matches_numpy_row_by_row(name, dtype):
+def test_sparse_update_matches_numpy_row_by_row(name, dtype, indices):
     spec = OPS[name]
     values, variables = _make_state(spec, (6, 2), dtype)
-    indices = np.array([4, 1, 4, 0, 4], np.int64)  # row 4 three times
-    grad = _any((5, 2)).astype(dtype)
+    indices = np.array(indices, np.int64)
+    grad = _any((len(indices), 2)).astype(dtype)
     hyper = _typed(spec["hyper"], dtype)
     update = spec["sparse"](**variables, grad=grad, indices=indices, **hyper,
                             **spec.get("attrs", {}))

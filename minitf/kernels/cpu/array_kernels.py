@@ -21,6 +21,9 @@ helpers StridedSliceGrad, MirrorPadGrad and ConcatOffset come from the same
 files as their forward ops.
 """
 
+import functools
+import math
+
 import numpy as np
 
 from minitf.graph import errors
@@ -40,7 +43,7 @@ def _host(ctx, value):
 
 def _host_ints(ctx, value):
     """A small integer tensor (shape, axis list, begin, ...) as a list of Python ints."""
-    return [int(v) for v in _host(ctx, value).reshape(-1)]
+    return list(map(int, _host(ctx, value).reshape(-1).tolist()))
 
 
 def _host_int(ctx, value):
@@ -161,7 +164,7 @@ def _resolve_reshape_sizes(num_elements, sizes):
 def reshape(ctx, tensor, shape):
     if shape.ndim > 1:
         raise _invalid("sizes input must be 1-D, not %s" % _shape_text(shape.shape))
-    sizes = _resolve_reshape_sizes(int(np.prod(tensor.shape)), _host_ints(ctx, shape))
+    sizes = _resolve_reshape_sizes(math.prod(tensor.shape), _host_ints(ctx, shape))
     return ctx.xp.reshape(tensor, tuple(sizes))  # a view: reshaping moves no data
 
 
@@ -638,12 +641,21 @@ def plan_strided_slice(input_shape, begin, end, strides, begin_mask=0, end_mask=
 def strided_slice(ctx, value, begin, end, strides, *, begin_mask, end_mask, ellipsis_mask,
                   new_axis_mask, shrink_axis_mask):
     try:
-        plan = plan_strided_slice(list(value.shape), _host_ints(ctx, begin),
-                                  _host_ints(ctx, end), _host_ints(ctx, strides), begin_mask,
-                                  end_mask, ellipsis_mask, new_axis_mask, shrink_axis_mask)
+        index, final_shape = _planned_slice(
+            tuple(value.shape), tuple(_host_ints(ctx, begin)), tuple(_host_ints(ctx, end)),
+            tuple(_host_ints(ctx, strides)), begin_mask, end_mask, ellipsis_mask,
+            new_axis_mask, shrink_axis_mask)
     except ValueError as e:
         raise _invalid(str(e)) from None
-    return ctx.xp.reshape(value[plan.python_index()], tuple(plan.final_shape))
+    return ctx.xp.reshape(value[index], final_shape)
+
+
+@functools.lru_cache(maxsize=1024)
+def _planned_slice(shape, begin, end, strides, *masks):
+    """(Python index, final shape) of a strided slice, remembered: a step slices the
+    same shapes the same way every time."""
+    plan = plan_strided_slice(list(shape), list(begin), list(end), list(strides), *masks)
+    return plan.python_index(), tuple(plan.final_shape)
 
 
 @register_kernel("StridedSliceGrad", ALL_DEVICES)
@@ -687,6 +699,8 @@ def reverse_v2(ctx, tensor, axis):
 
 def _first_bad_index(host_indices, limit):
     """The position and value of the first index outside [0, limit), or None."""
+    if host_indices.size == 0 or (host_indices.min() >= 0 and host_indices.max() < limit):
+        return None  # the common case, found with two reductions
     bad = np.argwhere((host_indices < 0) | (host_indices >= limit))
     if not len(bad):
         return None

@@ -78,10 +78,12 @@ def _locked_buffers(ctx, refs, use_locking):
     for index, ref in enumerate(refs):
         _check_is_variable(ctx, ref, index)
     _check_has_kernel(ctx, refs[0])
+    if not use_locking:  # the default: updates may race, as in TensorFlow
+        yield [_value_of(var) for var in refs]
+        return
     with contextlib.ExitStack() as stack:
-        if use_locking:
-            for var in sorted({id(v): v for v in refs}.values(), key=id):
-                stack.enter_context(var.lock)
+        for var in sorted({id(v): v for v in refs}.values(), key=id):
+            stack.enter_context(var.lock)
         yield [_value_of(var) for var in refs]
 
 
@@ -137,6 +139,8 @@ def _rows_to_update(ctx, var, grad, indices):
         raise errors.InvalidArgumentError(
             None, None, "grad must be the same size as indices in the first dimension.")
     rows = np.asarray(ctx.device.copy_to_host(indices)).astype(np.int64)
+    if rows.size == 0 or (rows.min() >= 0 and rows.max() < var.shape[0]):
+        return rows
     bad = np.flatnonzero((rows < 0) | (rows >= var.shape[0]))
     if bad.size:
         offset = int(bad[0])
@@ -152,13 +156,17 @@ def _rounds(ctx, rows):
     Round k holds the k-th occurrence of every row. Applying the rounds in
     order updates a repeated row once per occurrence, in the order of
     `indices`, while each round is one vectorized step. Yields
-    `(positions in indices, rows)` as arrays of the device.
+    `(positions in indices, rows)` as arrays of the device; positions are
+    None for the single round of indices without repeats: all of them.
     """
     count = rows.size
     order = np.argsort(rows, kind="stable")
     sorted_rows = rows[order]
     starts_a_run = np.ones(count, dtype=bool)
     starts_a_run[1:] = sorted_rows[1:] != sorted_rows[:-1]
+    if starts_a_run.all():  # no row repeats (as after the optimizer's de-duplication)
+        yield None, ctx.xp.asarray(rows)
+        return
     run_start = np.maximum.accumulate(np.where(starts_a_run, np.arange(count), 0))
     occurrence = np.empty(count, dtype=np.int64)
     occurrence[order] = np.arange(count) - run_start
@@ -175,7 +183,8 @@ def _apply_to_rows(ctx, rule, buffers, grad, indices, *hyperparameters):
     rows_on_host = _rows_to_update(ctx, buffers[0], grad, indices)
     for positions, rows in _rounds(ctx, rows_on_host):
         gathered = [buffer[rows] for buffer in buffers]  # copies of the rows
-        rule(ctx.xp, *gathered, grad[positions], *hyperparameters)
+        rule(ctx.xp, *gathered, grad if positions is None else grad[positions],
+             *hyperparameters)
         for buffer, updated in zip(buffers, gathered):
             buffer[rows] = updated
 
