@@ -226,19 +226,23 @@ class KernelCosts:
     """
 
     def __init__(self, num_nodes):
-        self._times = [()] * num_nodes
+        self._last = [None] * num_nodes
+        self._before_last = [None] * num_nodes
 
     def observe(self, node_id, seconds):
         # Not locked: two threads updating one node at once lose one time, which is harmless.
-        self._times[node_id] = self._times[node_id][-1:] + (seconds,)
+        self._before_last[node_id] = self._last[node_id]
+        self._last[node_id] = seconds
 
     def recent(self, node_id):
         """The seconds of the node's last two runs (fewer before it has run twice)."""
-        return self._times[node_id]
+        return tuple(t for t in (self._before_last[node_id], self._last[node_id])
+                     if t is not None)
 
     def is_long(self, node_id):
-        times = self._times[node_id]
-        return len(times) == 2 and min(times) >= _LONG_KERNEL_SECONDS
+        before_last = self._before_last[node_id]
+        return (before_last is not None and before_last >= _LONG_KERNEL_SECONDS
+                and self._last[node_id] >= _LONG_KERNEL_SECONDS)
 
 
 def run_step(executors, step, collect_stats=False, timeout=None):

@@ -7,9 +7,9 @@ tensor names to feed and fetch and node names to run, and for each new
 1. the rewritten, pruned graph (`subgraph.rewrite_for_execution`),
 2. a placement of every node on a device (`device.placer`),
 3. one partition per device, joined by _Send/_Recv (`device.partition`),
-4. each partition with its constant part computed once
-   (`session.constant_folding`, unless the config's OptimizerOptions turn
-   it off),
+4. each partition optimized, unless the config's OptimizerOptions turn it
+   off: its constant part computed once (`session.constant_folding`), then
+   known patterns fused into one node (`session.remapper`),
 5. one Executor per partition.
 
 Later runs with the same signature reuse them (the feeds are sorted first,
@@ -48,6 +48,7 @@ from minitf.kernels.runtime_ops import CallFrame
 from minitf.session import subgraph
 from minitf.session.config import ConfigProto, RunOptions
 from minitf.session.constant_folding import fold_constants, folding_enabled
+from minitf.session.remapper import fuse_deduplications
 
 _step_ids = itertools.count(1)
 _live_sessions = weakref.WeakSet()
@@ -72,7 +73,7 @@ class DirectSession:
         if self.config.log_device_placement:
             _print_device_mapping(self.device_mgr)
         self._blas_limits = _limit_blas_threads(self.config.intra_op_parallelism_threads)
-        self._fold_constants = folding_enabled(self.config.graph_options.optimizer_options)
+        self._optimize = folding_enabled(self.config.graph_options.optimizer_options)
         # The thread calling run() executes nodes too: N threads in all means N - 1 in the pool.
         threads = self.config.inter_op_parallelism_threads or default_num_threads()
         self.thread_pool = ThreadPool(threads - 1) if threads > 1 else None
@@ -146,8 +147,9 @@ class DirectSession:
         executors, graphs = [], []
         for device_name, partition_nodes in partitions.items():
             device = self.device_mgr.lookup(device_name)
-            if self._fold_constants:
-                partition_nodes = fold_constants(partition_nodes, self.device_mgr.host_cpu)
+            if self._optimize:
+                partition_nodes = fuse_deduplications(
+                    fold_constants(partition_nodes, self.device_mgr.host_cpu))
             executors.append(Executor(partition_nodes, device, self._node_states,
                                       self.thread_pool))
             graphs.append(graph_def_lib.GraphDef(partition_nodes))

@@ -165,6 +165,15 @@ def segment_reductions(other):
                  sparse_ops.unsorted_segment_prod(data, unsorted_ids, 3)])
 
 
+@case("_DeduplicateIndexedSlices")
+def fused_deduplication(other):
+    # The node the session's remapper fuses (folding and remapping are off here).
+    values = tf.constant(np.arange(12, dtype=np.float32).reshape(6, 2))
+    summed, unique = apply_op("_DeduplicateIndexedSlices", name="dedup", values=values,
+                              indices=tf.constant([5, 1, 5, 0, 1, 7], tf.int64))
+    return Case([summed, unique])
+
+
 @case("SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
       "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
       "SparseSegmentSqrtNWithNumSegments", "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad")

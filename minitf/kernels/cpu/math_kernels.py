@@ -26,6 +26,7 @@ import re
 import numpy as np
 
 from minitf.graph import errors
+from minitf.graph.op_def import register_op
 from minitf.kernels.registry import register_kernel
 
 ALL_DEVICES = ("CPU", "GPU")
@@ -535,43 +536,94 @@ def unsorted_segment_sum(ctx, data, segment_ids, num_segments):
     return output
 
 
-def _add_rows_by_id(xp, output, host_ids, rows):
-    """output[id] += row for every (id, row), repeated ids summed, negative ids dropped.
+# The runtime's own fusion of `Unique` + `UnsortedSegmentSum`: the session's remapper
+# (minitf/session/remapper.py) puts it where an optimizer sums the gradient rows
+# of repeated indices. Users never write it, so its OpDef is registered here.
+register_op("_DeduplicateIndexedSlices").input("values: T").input("indices: Tindices").output(
+    "summed_values: T").output("unique_indices: Tindices").attr("T: type").attr(
+    "Tindices: {int32, int64}")
 
-    The rows are sorted by id (stably: repeats are added in their order).
-    An id that occurs once just has its row copied; the runs of repeated
-    ids are summed with `add.reduceat`. Both are many times faster than
-    `add.at`, which handles one occurrence at a time, and leaving the
-    single rows out of `reduceat` matters too: its cost grows with the
-    number of runs (about half a microsecond each), not with the rows.
+
+@register_kernel("_DeduplicateIndexedSlices", ALL_DEVICES)
+def deduplicate_indexed_slices(ctx, values, indices):
+    """(summed values, unique indices), the indices in order of first appearance.
+
+    What `Unique` and `UnsortedSegmentSum` give together, bit for bit (the
+    rows of one index are added in their order), from one sort of the
+    indices instead of three.
     """
+    xp = ctx.xp
+    if indices.ndim != 1 or values.ndim < 1 or values.shape[0] != indices.shape[0]:
+        raise _invalid("values.shape = %s does not start with indices.shape = %s"
+                       % (_shape_text(values.shape), _shape_text(indices.shape)))
+    host_ids = _host_values(ctx, indices)
     if host_ids.size == 0:
-        return
-    if host_ids.min() < 0:
+        return values, indices
+    runs = IdRuns(host_ids)
+    # Unique numbers the distinct indices in order of first appearance: so do we.
+    by_appearance = np.argsort(runs.first_positions)
+    slots = np.empty_like(by_appearance)
+    slots[by_appearance] = np.arange(by_appearance.size)
+    sums = xp.empty((by_appearance.size,) + tuple(values.shape[1:]), dtype=values.dtype)
+    runs.sum_into(xp, sums, slots, values)
+    return sums, ctx.device.copy_to_device(runs.ids[by_appearance])
+
+
+def _add_rows_by_id(xp, output, host_ids, rows):
+    """output[id] += row for every (id, row), repeated ids summed, negative ids dropped."""
+    if host_ids.size and host_ids.min() < 0:
         kept = np.flatnonzero(host_ids >= 0)
         rows, host_ids = rows[xp.asarray(kept)], host_ids[kept]
-        if kept.size == 0:
-            return
-    if not hasattr(xp.add, "reduceat"):  # an array library without it (some CuPy versions)
-        xp.add.at(output, xp.asarray(host_ids), rows)
-        return
-    order = np.argsort(host_ids, kind="stable")
-    sorted_ids = host_ids[order]
-    starts = _run_starts(sorted_ids)
-    run_lengths = np.empty_like(starts)
-    run_lengths[:-1] = starts[1:] - starts[:-1]
-    run_lengths[-1] = sorted_ids.size - starts[-1]
-    single = run_lengths == 1
-    if single.any():
-        firsts = order[starts[single]]
-        output[xp.asarray(host_ids[firsts])] = rows[xp.asarray(firsts)]
-    if not single.all():
-        repeated = np.repeat(~single, run_lengths)  # for each sorted row: is its id repeated?
-        repeated_ids = sorted_ids[repeated]
-        run_starts = _run_starts(repeated_ids)
-        sums = xp.add.reduceat(rows[xp.asarray(order[repeated])], xp.asarray(run_starts),
-                               axis=0)
-        output[xp.asarray(repeated_ids[run_starts])] = sums
+    if host_ids.size:
+        runs = IdRuns(host_ids)
+        runs.sum_into(xp, output, runs.ids, rows)
+
+
+class IdRuns:
+    """The rows of each distinct id, found by one stable sort of the ids.
+
+    Sorting brings the occurrences of an id together, in their order: a
+    *run*. `ids` lists the distinct ids (increasing), `first_positions`
+    where each first occurs. `sum_into` adds up the rows of each run: an id
+    that occurs once just has its row copied, and the runs of repeated ids
+    are summed with `add.reduceat`, in the order of the rows. Both are many
+    times faster than `add.at`, which handles one occurrence at a time, and
+    leaving the single rows out of `reduceat` matters too: its cost grows
+    with the number of runs (about half a microsecond each), not with the
+    rows.
+    """
+
+    def __init__(self, host_ids):
+        self.order = np.argsort(host_ids, kind="stable")
+        self.sorted_ids = host_ids[self.order]
+        starts = _run_starts(self.sorted_ids)
+        self.ids = self.sorted_ids[starts]
+        self.first_positions = self.order[starts]
+        self.lengths = np.empty_like(starts)
+        self.lengths[:-1] = starts[1:] - starts[:-1]
+        self.lengths[-1] = self.sorted_ids.size - starts[-1]
+
+    def sum_into(self, xp, output, slots, rows):
+        """output[slots[r]] = the sum of the rows of run r, for every run r."""
+        single = self.lengths == 1
+        if single.any():
+            output[xp.asarray(slots[single])] = rows[xp.asarray(self.first_positions[single])]
+        if not single.all():
+            repeated = np.repeat(~single, self.lengths)  # for each sorted row: its id repeats?
+            output[xp.asarray(slots[~single])] = _sum_runs(
+                xp, rows[xp.asarray(self.order[repeated])],
+                _run_starts(self.sorted_ids[repeated]))
+
+
+def _sum_runs(xp, rows, run_starts):
+    """The sum of each run of `rows`, the runs starting at `run_starts` (host positions)."""
+    if hasattr(xp.add, "reduceat"):
+        return xp.add.reduceat(rows, xp.asarray(run_starts), axis=0)
+    # An array library without reduceat (some CuPy versions): scatter-add by run number.
+    run_of_row = np.repeat(np.arange(run_starts.size), np.diff(run_starts, append=len(rows)))
+    sums = xp.zeros((run_starts.size,) + tuple(rows.shape[1:]), dtype=rows.dtype)
+    xp.add.at(sums, xp.asarray(run_of_row), rows)
+    return sums
 
 
 def _run_starts(sorted_ids):

@@ -160,13 +160,15 @@ def _rounds(ctx, rows):
     None for the single round of indices without repeats: all of them.
     """
     count = rows.size
+    sorted_rows = np.sort(rows)
+    if count < 2 or (sorted_rows[1:] != sorted_rows[:-1]).all():
+        # No row repeats (as after the optimizer's de-duplication): one round.
+        yield None, ctx.xp.asarray(rows)
+        return
     order = np.argsort(rows, kind="stable")
     sorted_rows = rows[order]
     starts_a_run = np.ones(count, dtype=bool)
     starts_a_run[1:] = sorted_rows[1:] != sorted_rows[:-1]
-    if starts_a_run.all():  # no row repeats (as after the optimizer's de-duplication)
-        yield None, ctx.xp.asarray(rows)
-        return
     run_start = np.maximum.accumulate(np.where(starts_a_run, np.arange(count), 0))
     occurrence = np.empty(count, dtype=np.int64)
     occurrence[order] = np.arange(count) - run_start

@@ -1,0 +1,100 @@
+"""The remapper: the optimizers' deduplication of repeated indices, fused into one node."""
+
+import numpy as np
+import pytest
+
+import minitf as tf
+from minitf.graph.op_def_library import apply_op
+from session_configs import without_folding
+
+
+def run_with_partitions(sess, fetches, feed_dict=None):
+    metadata = tf.RunMetadata()
+    value = sess.run(fetches, feed_dict, options=tf.RunOptions(output_partition_graphs=True),
+                     run_metadata=metadata)
+    return value, {n.name: n.op for g in metadata.partition_graphs for n in g.node}
+
+
+def deduplication(values, indices):
+    """What an optimizer builds before a sparse update (`_deduplicate_indexed_slices`)."""
+    unique_indices, positions = tf.unique(indices)
+    summed = tf.unsorted_segment_sum(values, positions, tf.shape(unique_indices)[0],
+                                     name="summed")
+    return summed, unique_indices, positions
+
+
+@pytest.mark.parametrize("index_dtype", [tf.int32, tf.int64])
+@pytest.mark.parametrize("row_shape", [(), (3,), (2, 2)])
+def test_the_fused_node_gives_unique_and_segment_sum_bit_for_bit(index_dtype, row_shape):
+    rng = np.random.default_rng(len(row_shape))
+    index_values = rng.choice([7, 2, 9, 2, 0, 7, 7, 4], 40).astype(index_dtype.as_numpy_dtype)
+    values = tf.placeholder(tf.float32, (40,) + row_shape)
+    indices = tf.placeholder(index_dtype, [40])
+    summed, unique_indices, _ = deduplication(values, indices)
+    feed = {values: rng.standard_normal((40,) + row_shape).astype(np.float32),
+            indices: index_values}
+    with tf.Session() as sess:
+        fused, nodes = run_with_partitions(sess, [summed, unique_indices], feed)
+    with tf.Session(config=without_folding()) as sess:
+        unfused, unfused_nodes = run_with_partitions(sess, [summed, unique_indices], feed)
+    assert nodes["summed"] == "_DeduplicateIndexedSlices"
+    assert not {"Unique", "Shape", "StridedSlice"} & set(nodes.values())
+    assert unfused_nodes["summed"] == "UnsortedSegmentSum"
+    for got, want in zip(fused, unfused):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+def test_positions_read_elsewhere_keep_the_pattern_as_it_is():
+    values = tf.constant(np.arange(8, dtype=np.float32).reshape(4, 2))
+    summed, _, positions = deduplication(values, tf.placeholder_with_default([3, 1, 3, 0], [4]))
+    with tf.Session() as sess:
+        (summed_value, position_values), nodes = run_with_partitions(sess, [summed, positions])
+    assert nodes["summed"] == "UnsortedSegmentSum" and "Unique" in nodes.values()
+    np.testing.assert_array_equal(summed_value, [[4, 6], [2, 3], [6, 7]])
+    np.testing.assert_array_equal(position_values, [0, 1, 0, 2])
+
+
+def test_no_indices_give_no_rows():
+    values = tf.placeholder(tf.float32, [None, 2])
+    indices = tf.placeholder(tf.int64, [None])
+    summed, unique_indices, _ = deduplication(values, indices)
+    with tf.Session() as sess:
+        got_sums, got_indices = sess.run([summed, unique_indices],
+                                         {values: np.zeros((0, 2)), indices: []})
+    assert got_sums.shape == (0, 2) and got_indices.shape == (0,)
+
+
+def test_mismatched_values_and_indices_fail_naming_the_node():
+    summed, _ = apply_op("_DeduplicateIndexedSlices", name="dedup",
+                         values=tf.zeros([3, 2]), indices=tf.constant([1, 2], tf.int64))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="dedup") as info:
+            sess.run(summed)
+    assert "does not start with indices.shape = [2]" in info.value.message
+
+
+@pytest.mark.parametrize("make_optimizer", [
+    lambda: tf.train.AdagradOptimizer(0.1),
+    lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+    lambda: tf.train.RMSPropOptimizer(0.01, momentum=0.5),
+])
+def test_sparse_training_is_the_same_with_the_fused_node(make_optimizer):
+    def train(config):
+        graph = tf.Graph()
+        with graph.as_default():
+            ids = tf.placeholder(tf.int64, [6])
+            table = tf.Variable(np.linspace(-1, 1, 40, dtype=np.float32).reshape(10, 4))
+            loss = tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids)) * [1., 2., 3., 4.])
+            train_op = make_optimizer().minimize(loss)
+            with tf.Session(graph=graph, config=config) as sess:
+                sess.run(tf.global_variables_initializer())
+                for step in range(4):
+                    _, nodes = run_with_partitions(sess, train_op, {ids: [1, 3, 1, 7, 3, step]})
+                return sess.run(table), set(nodes.values())
+
+    fused, fused_ops = train(None)
+    unfused, unfused_ops = train(without_folding())
+    np.testing.assert_array_equal(fused, unfused)
+    assert "_DeduplicateIndexedSlices" in fused_ops and "Unique" not in fused_ops
+    assert "Unique" in unfused_ops
