@@ -8,8 +8,9 @@ tensor names to feed and fetch and node names to run, and for each new
 2. a placement of every node on a device (`device.placer`),
 3. one partition per device, joined by _Send/_Recv (`device.partition`),
 4. each partition optimized, unless the config's OptimizerOptions turn it
-   off: its constant part computed once (`session.constant_folding`), then
-   known patterns fused into one node (`session.remapper`),
+   off: its constant part computed once (`session.constant_folding`), the
+   nodes that pass their input through dropped (`session.redundant_nodes`),
+   a known pattern fused into one node (`session.remapper`),
 5. one Executor per partition.
 
 Later runs with the same signature reuse them (the feeds are sorted first,
@@ -48,6 +49,7 @@ from minitf.kernels.runtime_ops import CallFrame
 from minitf.session import subgraph
 from minitf.session.config import ConfigProto, RunOptions
 from minitf.session.constant_folding import fold_constants, folding_enabled
+from minitf.session.redundant_nodes import remove_pass_through_nodes
 from minitf.session.remapper import fuse_deduplications
 
 _step_ids = itertools.count(1)
@@ -148,12 +150,16 @@ class DirectSession:
         for device_name, partition_nodes in partitions.items():
             device = self.device_mgr.lookup(device_name)
             if self._optimize:
-                partition_nodes = fuse_deduplications(
-                    fold_constants(partition_nodes, self.device_mgr.host_cpu))
+                partition_nodes = self._optimized(partition_nodes)
             executors.append(Executor(partition_nodes, device, self._node_states,
                                       self.thread_pool))
             graphs.append(graph_def_lib.GraphDef(partition_nodes))
         return ExecutorsAndKeys(executors, graphs, len(fetches))
+
+    def _optimized(self, partition_nodes):
+        """One partition after the graph optimizations of OptimizerOptions' level L1."""
+        folded = fold_constants(partition_nodes, self.device_mgr.host_cpu)
+        return fuse_deduplications(remove_pass_through_nodes(folded))
 
     # --- lifetime ----------------------------------------------------------------
     def close(self):

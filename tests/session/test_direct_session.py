@@ -12,6 +12,7 @@ from minitf.graph.op_def_library import apply_op
 from minitf.kernels.registry import register_kernel
 from minitf.session import timeline
 from minitf.session.direct_session import DirectSession
+from session_configs import without_folding
 
 _RAN = []
 
@@ -266,7 +267,7 @@ def test_timeline_is_valid_chrome_trace_json():
 
 
 def test_output_partition_graphs():
-    config = tf.ConfigProto(device_count={"CPU": 2})
+    config = without_folding(device_count={"CPU": 2})  # the graphs as partitioned
     with tf.device("/cpu:0"):
         a = tf.constant(1.0, name="a")
     with tf.device("/cpu:1"):

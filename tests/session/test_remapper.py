@@ -1,4 +1,4 @@
-"""The remapper: the optimizers' deduplication of repeated indices, fused into one node."""
+"""After folding: the deduplication fused into one node, and pass-through nodes dropped."""
 
 import numpy as np
 import pytest
@@ -98,3 +98,43 @@ def test_sparse_training_is_the_same_with_the_fused_node(make_optimizer):
     np.testing.assert_array_equal(fused, unfused)
     assert "_DeduplicateIndexedSlices" in fused_ops and "Unique" not in fused_ops
     assert "Unique" in unfused_ops
+
+
+# --- nodes that pass their input through ----------------------------------------------------
+
+def test_a_reshape_to_the_same_shape_and_an_identity_of_a_value_are_dropped():
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    same = tf.reshape(x, [-1, 3], name="same")
+    named = tf.identity(same * 2.0, name="named")
+    other = tf.reshape(named, [3, 4], name="other")
+    feed = {x: np.arange(12, dtype=np.float32).reshape(4, 3)}
+    with tf.Session() as sess:
+        values, nodes = run_with_partitions(sess, [named, other, same], feed)
+    np.testing.assert_array_equal(values[0], feed[x] * 2.0)
+    np.testing.assert_array_equal(values[1], (feed[x] * 2.0).reshape(3, 4))
+    np.testing.assert_array_equal(values[2], feed[x])
+    assert "same" not in nodes and "named" not in nodes
+    assert nodes["other"] == "Reshape"  # it does change the shape
+
+
+def test_a_variable_read_and_nodes_with_control_edges_stay():
+    v = tf.Variable([1.0, 2.0], name="v")
+    first = tf.identity(v.value() + 1.0, name="first")
+    with tf.control_dependencies([first]):
+        waiting = tf.identity(v.value(), name="waiting")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        values, nodes = run_with_partitions(sess, [waiting, first])
+    np.testing.assert_array_equal(values[0], [1.0, 2.0])
+    assert nodes["v/read"] == "Identity"  # reads the variable's reference
+    assert nodes["first"] == "Identity" and nodes["waiting"] == "Identity"
+
+
+def test_a_fetched_identity_of_a_variable_is_still_a_copy():
+    v = tf.Variable([1.0, 2.0], name="v")
+    read = tf.identity(v, name="read")
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        value = sess.run(read)
+        sess.run(tf.assign_add(v, [10.0, 10.0]))
+    np.testing.assert_array_equal(value, [1.0, 2.0])
