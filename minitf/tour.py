@@ -261,7 +261,8 @@ def run_tour(out=None):
 
     tour.step("Session: sess.run(loss, feed_dict={x: ..., y: ...})",
               "The client checks feeds and fetches and sends the GraphDef; DirectSession "
-              "prunes, places, partitions and runs executors, caching them per signature.")
+              "prunes, places, partitions, folds constants and runs executors, caching them "
+              "per signature.")
     with tf.Session(graph=example.graph) as sess:
         sess.run(example.init)
         loss_value = sess.run(example.loss, {example.x: X_TRAIN, example.y: Y_TRAIN})

@@ -195,15 +195,16 @@ class Executor:
                 value = node.fn(OpKernelContext(node, None), **node.kwargs)
             except Exception as e:  # noqa: BLE001 - a bad constant fails as its node would
                 raise _as_op_error(node, e) from None
-            buffer_ids.add(id(value))
             for consumer_id, slot, _ in node.successors:
                 if slot >= 0:
                     num_inputs = self.nodes[consumer_id].num_inputs
                     preset.setdefault(consumer_id, [None] * num_inputs)[slot] = value
+                    buffer_ids.add(id(value))  # kept alive by `preset`, so the id stays its own
                 self._pending_init[consumer_id] -= 1
         self.constant_ids = tuple(n.id for n in constants)
+        is_constant = set(self.constant_ids)
         self.roots = [n.id for n in self.nodes
-                      if self._pending_init[n.id] == 0 and n.id not in self.constant_ids]
+                      if self._pending_init[n.id] == 0 and n.id not in is_constant]
         return preset, frozenset(buffer_ids)
 
     # --- running a step -----------------------------------------------------------
