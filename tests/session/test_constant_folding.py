@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import minitf as tf
 from minitf.graph.op_def_library import apply_op
@@ -168,3 +170,50 @@ def test_folding_does_not_change_what_a_training_graph_computes():
     unfolded, unfolded_count = train(without_folding())
     np.testing.assert_array_equal(folded, unfolded)
     assert folded_count < unfolded_count
+
+
+def test_a_constant_part_placed_on_the_gpu_is_computed_on_the_host_and_sent_there(stand_in_gpu):
+    x = tf.placeholder(tf.float32, [2])
+    with tf.device("/gpu:0"):
+        folded = tf.multiply(tf.constant([1.0, 2.0]), 3.0, name="folded")
+        out = tf.add(folded, x, name="out")
+    metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        value = sess.run(out, {x: [10.0, 20.0]}, run_metadata=metadata,
+                         options=tf.RunOptions(output_partition_graphs=True))
+    np.testing.assert_array_equal(value, [13.0, 26.0])
+    nodes = {n.name: n for g in metadata.partition_graphs for n in g.node}
+    assert nodes["folded"].op == "Const" and nodes["out"].op == "Add"
+    assert nodes["folded"].device.endswith("GPU:0")
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.sampled_from(["add", "mul", "square", "neg", "shape_sum", "reshape"]),
+                min_size=1, max_size=6),
+       st.lists(st.booleans(), min_size=6, max_size=6))
+def test_folding_never_changes_a_result(op_names, from_placeholder):
+    """Chains mixing constants and a fed value: the same numbers with folding on and off."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.placeholder(tf.float32, [2, 3])
+        y = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+        for name, use_x in zip(op_names, from_placeholder):
+            other = x if use_x else tf.constant(np.full((2, 3), 0.5, np.float32))
+            if name == "add":
+                y = y + other
+            elif name == "mul":
+                y = y * other
+            elif name == "square":
+                y = tf.square(y)
+            elif name == "neg":
+                y = -y
+            elif name == "shape_sum":  # a Shape of a known shape, folded to a Const
+                y = y + tf.cast(tf.reduce_sum(apply_op("Shape", input=y)), tf.float32)
+            else:
+                y = tf.reshape(tf.reshape(y, [-1]), [2, 3])
+    feed = {x: np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)}
+    results = []
+    for config in (None, without_folding()):
+        with tf.Session(graph=graph, config=config) as sess:
+            results.append(sess.run(y, feed))
+    np.testing.assert_array_equal(results[0], results[1])
