@@ -65,6 +65,14 @@ def test_no_indices_give_no_rows():
     assert got_sums.shape == (0, 2) and got_indices.shape == (0,)
 
 
+def test_the_fused_node_knows_its_row_shape_statically():
+    summed, unique = apply_op("_DeduplicateIndexedSlices", name="dedup",
+                              values=tf.placeholder(tf.float32, [5, 3, 2]),
+                              indices=tf.placeholder(tf.int64, [5]))
+    assert summed.shape.as_list() == [None, 3, 2] and unique.shape.as_list() == [None]
+    assert unique.dtype == tf.int64
+
+
 def test_mismatched_values_and_indices_fail_naming_the_node():
     summed, _ = apply_op("_DeduplicateIndexedSlices", name="dedup",
                          values=tf.zeros([3, 2]), indices=tf.constant([1, 2], tf.int64))
