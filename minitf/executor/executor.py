@@ -12,9 +12,14 @@ arguments, and its out-edges. Running a step is then a loop:
    except that when several *expensive* nodes (a matmul, not a constant)
    become ready at once, all but one go to the inter-op thread pool: two
    independent branches of the graph run at the same time. Whether a node
-   is worth another thread is learnt by timing it: each executor keeps a
-   running estimate of every kernel's cost, and only kernels that take
-   longer than the hand-off are handed off.
+   is worth another thread is learnt by timing it: each executor remembers
+   how long every expensive kernel took in its last two runs, and only
+   kernels that took longer than a hand-off costs, both times, are handed
+   off.
+
+A `Const` gives the same value every step: the executor computes it once,
+when it is built, and each step starts with its value already in the input
+slots of its consumers.
 
 An output is referenced only by its consumers' input slots, and a node's
 inputs are dropped as soon as it has run: a tensor is freed when its last
