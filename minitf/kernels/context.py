@@ -28,8 +28,8 @@ class StepState:
         self.step_id = step_id
         self.rendezvous = rendezvous
         self.call_frame = call_frame
-        # Ids of the buffers read this step that outlive it (variables', constants'):
-        # a fetch of one is copied, so the caller never holds the graph's own buffer.
+        # Ids of the buffers read this step that outlive it (variables', constants',
+        # fed arrays): a fetch of one is copied, so the caller never shares a buffer.
         self.shared_buffers = set()
         self.error = None
         self._lock = threading.Lock()

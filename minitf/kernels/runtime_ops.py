@@ -40,15 +40,18 @@ class CallFrame:
 
 @register_kernel("_Arg", ALL_DEVICES, is_expensive=False)
 def arg(ctx, *, index):
-    return ctx.device.copy_to_device(ctx.call_frame.args[index])
+    value = ctx.device.copy_to_device(ctx.call_frame.args[index])
+    ctx.step.shared_buffers.add(id(value))  # the caller's own array: fetched, it is copied
+    return value
 
 
 @register_kernel("_Retval", ALL_DEVICES, is_expensive=False)
 def retval(ctx, value, *, index):
     buffers = ctx.step.shared_buffers
     if buffers and (id(value) in buffers or id(getattr(value, "base", None)) in buffers):
-        # The value is (a view of) a variable's buffer, which later updates change
-        # in place, or a constant's, which later steps read: the caller gets a copy.
+        # The value is (a view of) a buffer that outlives the step: a variable's,
+        # which later updates change in place, a constant's, which later steps
+        # read, or the fed array the caller holds. The caller gets a copy.
         value = value.copy()
     ctx.call_frame.set_retval(index, ctx.device.copy_to_host(value))
 

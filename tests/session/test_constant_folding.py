@@ -217,3 +217,13 @@ def test_folding_never_changes_a_result(op_names, from_placeholder):
         with tf.Session(graph=graph, config=config) as sess:
             results.append(sess.run(y, feed))
     np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_a_fetched_feed_is_a_new_array_not_the_callers():
+    x = tf.placeholder(tf.float32, [2])
+    passed_through = tf.identity(x)  # dropped from the partition: the _Retval reads the _Arg
+    fed = np.array([1.0, 2.0], np.float32)
+    with tf.Session() as sess:
+        got = sess.run(passed_through, {x: fed})
+    assert got is not fed and not np.shares_memory(got, fed)
+    np.testing.assert_array_equal(got, fed)
