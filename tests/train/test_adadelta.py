@@ -8,22 +8,14 @@ import numpy as np
 import pytest
 
 import minitf as tf
-
-
-def _as_float32(x):
-    """A Python hyperparameter as the optimizer sees it: float32, then cast to the var's dtype."""
-    return float(np.float32(x))
-
-
-def _tolerance(dtype):
-    return dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+from trajectories import as_float32, check_dense_trajectory, tolerance
 
 
 class NumpyAdadelta:
     """TF's ApplyAdadelta kernel, on the rows given (all by default)."""
 
     def __init__(self, shape, learning_rate=0.001, rho=0.95, epsilon=1e-8):
-        self.lr, self.rho, self.epsilon = (_as_float32(v) for v in (learning_rate, rho, epsilon))
+        self.lr, self.rho, self.epsilon = (as_float32(v) for v in (learning_rate, rho, epsilon))
         self.accum = np.zeros(shape)
         self.accum_update = np.zeros(shape)
 
@@ -44,24 +36,8 @@ CONFIGS = [dict(), dict(learning_rate=1.0, rho=0.9, epsilon=1e-3)]
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_dense_trajectory_matches_numpy(dtype, config):
-    rng = np.random.default_rng(0)
-    w_np = rng.normal(size=(3, 2)).astype(dtype)
-    w = tf.Variable(w_np, name="w")
-    grad = tf.placeholder(dtype, [3, 2])
-    opt = tf.train.AdadeltaOptimizer(**config)
-    train_op = opt.apply_gradients([(grad, w)])
-    reference = NumpyAdadelta(w_np.shape, **config)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        for _ in range(8):
-            g = rng.normal(size=(3, 2)).astype(dtype)
-            sess.run(train_op, {grad: g})
-            w_np = reference.step(w_np, g)
-            np.testing.assert_allclose(sess.run(w), w_np, **_tolerance(dtype))
-            np.testing.assert_allclose(sess.run(opt.get_slot(w, "accum")), reference.accum,
-                                       **_tolerance(dtype))
-            np.testing.assert_allclose(sess.run(opt.get_slot(w, "accum_update")),
-                                       reference.accum_update, **_tolerance(dtype))
+    check_dense_trajectory(tf.train.AdadeltaOptimizer(**config), NumpyAdadelta((3, 2), **config),
+                           {"accum": "accum", "accum_update": "accum_update"}, dtype)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -83,9 +59,9 @@ def test_fed_indexed_slices_with_duplicates_match_numpy(dtype):
             np.add.at(dense, step_indices, step_values)
             rows = np.unique(step_indices)
             w_np = reference.step(w_np, dense[rows], rows)
-            np.testing.assert_allclose(sess.run(w), w_np, **_tolerance(dtype))
+            np.testing.assert_allclose(sess.run(w), w_np, **tolerance(dtype))
             np.testing.assert_allclose(sess.run(opt.get_slot(w, "accum")), reference.accum,
-                                       **_tolerance(dtype))
+                                       **tolerance(dtype))
     assert np.all(reference.accum[[1, 3]] == 0.0)  # never touched
 
 

@@ -9,15 +9,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-
-
-def _as_float32(x):
-    """A Python hyperparameter as the optimizer sees it: float32, then cast to the var's dtype."""
-    return float(np.float32(x))
-
-
-def _tolerance(dtype):
-    return dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+from trajectories import (NEVER_LOOKED_UP, as_float32, check_dense_trajectory,
+                          run_lookup_trajectory, tolerance)
 
 
 class NumpyFtrl:
@@ -31,7 +24,7 @@ class NumpyFtrl:
                  initial_accumulator_value=0.1, l1_regularization_strength=0.0,
                  l2_regularization_strength=0.0, l2_shrinkage_regularization_strength=0.0):
         self.lr, self.lr_power, self.l1, self.l2, self.l2_shrinkage = (
-            _as_float32(v) for v in (learning_rate, learning_rate_power,
+            as_float32(v) for v in (learning_rate, learning_rate_power,
                                      l1_regularization_strength, l2_regularization_strength,
                                      l2_shrinkage_regularization_strength))
         self.accum = np.full(shape, float(dtype(initial_accumulator_value)))
@@ -64,58 +57,21 @@ CONFIGS = [
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_dense_trajectory_matches_numpy(dtype, config):
-    rng = np.random.default_rng(0)
-    w_np = rng.normal(size=(3, 2)).astype(dtype)
-    w = tf.Variable(w_np, name="w")
-    grad = tf.placeholder(dtype, [3, 2])
     opt = tf.train.FtrlOptimizer(**config)
-    train_op = opt.apply_gradients([(grad, w)])
+    check_dense_trajectory(opt, NumpyFtrl((3, 2), dtype, **config),
+                           {"accum": "accum", "linear": "linear"}, dtype)
     op_type = "ApplyFtrlV2" if "l2_shrinkage_regularization_strength" in config else "ApplyFtrl"
     assert tf.get_default_graph().get_operation_by_name("Ftrl/update_w/" + op_type)
-    reference = NumpyFtrl(w_np.shape, dtype, **config)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        for _ in range(8):
-            g = rng.normal(size=(3, 2)).astype(dtype)
-            sess.run(train_op, {grad: g})
-            w_np = reference.step(w_np, g)
-            np.testing.assert_allclose(sess.run(w), w_np, **_tolerance(dtype))
-            np.testing.assert_allclose(sess.run(opt.get_slot(w, "accum")), reference.accum,
-                                       **_tolerance(dtype))
-            np.testing.assert_allclose(sess.run(opt.get_slot(w, "linear")), reference.linear,
-                                       **_tolerance(dtype))
 
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_sparse_trajectory_from_a_lookup_matches_numpy(config):
-    rng = np.random.default_rng(1)
-    table_np = rng.normal(size=(7, 2)).astype(np.float32)
-    ids_per_step = [np.array([5, 1, 5, 0]), np.array([1, 1, 6]), np.array([5, 2, 5, 5])]
-    targets = rng.normal(size=(4, 2)).astype(np.float32)
-    ids = tf.placeholder(tf.int32, [None])
-    target = tf.placeholder(tf.float32, [None, 2])
-    table = tf.Variable(table_np, name="table")
-    loss = 0.5 * tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids) - target))
-    opt = tf.train.FtrlOptimizer(**config)
-    grads_and_vars = opt.compute_gradients(loss)
-    assert isinstance(grads_and_vars[0][0], tf.IndexedSlices)
-    train_op = opt.apply_gradients(grads_and_vars)
-    reference = NumpyFtrl(table_np.shape, np.float32, **config)
-    table_ref = table_np.astype(np.float64)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        for step_ids in ids_per_step:
-            step_targets = targets[:len(step_ids)]
-            sess.run(train_op, {ids: step_ids, target: step_targets})
-            grad = np.zeros_like(table_ref)
-            np.add.at(grad, step_ids, table_ref[step_ids] - step_targets)
-            rows = np.unique(step_ids)
-            table_ref = reference.step(table_ref, grad[rows], rows)
-            np.testing.assert_allclose(sess.run(table), table_ref, rtol=1e-5, atol=1e-5)
-        # Rows never looked up keep their values and their initial accumulator.
-        np.testing.assert_array_equal(sess.run(table)[[3, 4]], table_np[[3, 4]])
-        np.testing.assert_allclose(sess.run(opt.get_slot(table, "accum"))[[3, 4]],
-                                   config.get("initial_accumulator_value", 0.1))
+    table_np, final = run_lookup_trajectory(
+        tf.train.FtrlOptimizer(**config), NumpyFtrl((7, 2), np.float32, **config), ["accum"])
+    # Rows never looked up keep their values and their initial accumulator.
+    np.testing.assert_array_equal(final["table"][NEVER_LOOKED_UP], table_np[NEVER_LOOKED_UP])
+    np.testing.assert_allclose(final["accum"][NEVER_LOOKED_UP],
+                               config.get("initial_accumulator_value", 0.1))
 
 
 def test_strong_l1_sets_weights_to_exactly_zero():

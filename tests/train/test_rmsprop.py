@@ -9,15 +9,8 @@ import numpy as np
 import pytest
 
 import minitf as tf
-
-
-def _as_float32(x):
-    """A Python hyperparameter as the optimizer sees it: float32, then cast to the var's dtype."""
-    return float(np.float32(x))
-
-
-def _tolerance(dtype):
-    return dict(rtol=1e-5, atol=1e-5) if dtype == np.float32 else dict(rtol=1e-10, atol=1e-12)
+from trajectories import (NEVER_LOOKED_UP, as_float32, check_dense_trajectory,
+                          run_lookup_trajectory, tolerance)
 
 
 class NumpyRMSProp:
@@ -26,7 +19,7 @@ class NumpyRMSProp:
     def __init__(self, shape, learning_rate, decay=0.9, momentum=0.0, epsilon=1e-10,
                  centered=False):
         self.lr, self.decay, self.momentum, self.epsilon = (
-            _as_float32(v) for v in (learning_rate, decay, momentum, epsilon))
+            as_float32(v) for v in (learning_rate, decay, momentum, epsilon))
         self.centered = centered
         self.rms = np.ones(shape)
         self.mg = np.zeros(shape)
@@ -52,61 +45,23 @@ CONFIGS = [dict(learning_rate=0.05),
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_dense_trajectory_matches_numpy(dtype, config):
-    rng = np.random.default_rng(0)
-    w_np = rng.normal(size=(3, 2)).astype(dtype)
-    w = tf.Variable(w_np, name="w")
-    grad = tf.placeholder(dtype, [3, 2])
-    opt = tf.train.RMSPropOptimizer(**config)
-    train_op = opt.apply_gradients([(grad, w)])
-    reference = NumpyRMSProp(w_np.shape, **config)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        for _ in range(8):
-            g = rng.normal(size=(3, 2)).astype(dtype)
-            sess.run(train_op, {grad: g})
-            w_np = reference.step(w_np, g)
-            np.testing.assert_allclose(sess.run(w), w_np, **_tolerance(dtype))
-            np.testing.assert_allclose(sess.run(opt.get_slot(w, "rms")), reference.rms,
-                                       **_tolerance(dtype))
-            np.testing.assert_allclose(sess.run(opt.get_slot(w, "momentum")), reference.mom,
-                                       **_tolerance(dtype))
-            if config.get("centered"):
-                np.testing.assert_allclose(sess.run(opt.get_slot(w, "mg")), reference.mg,
-                                           **_tolerance(dtype))
+    slots = {"rms": "rms", "momentum": "mom"}
+    if config.get("centered"):
+        slots["mg"] = "mg"
+    check_dense_trajectory(tf.train.RMSPropOptimizer(**config), NumpyRMSProp((3, 2), **config),
+                           slots, dtype)
 
 
 @pytest.mark.parametrize("config", CONFIGS)
 def test_sparse_trajectory_from_a_lookup_sums_duplicates_and_touches_only_those_rows(config):
-    rng = np.random.default_rng(1)
-    table_np = rng.normal(size=(7, 2)).astype(np.float32)
-    ids_per_step = [np.array([5, 1, 5, 0]), np.array([1, 1, 6]), np.array([5, 2, 5, 5])]
-    targets = rng.normal(size=(4, 2)).astype(np.float32)
-    ids = tf.placeholder(tf.int32, [None])
-    target = tf.placeholder(tf.float32, [None, 2])
-    table = tf.Variable(table_np, name="table")
-    loss = 0.5 * tf.reduce_sum(tf.square(tf.nn.embedding_lookup(table, ids) - target))
-    opt = tf.train.RMSPropOptimizer(**config)
-    grads_and_vars = opt.compute_gradients(loss)
-    assert isinstance(grads_and_vars[0][0], tf.IndexedSlices)
-    train_op = opt.apply_gradients(grads_and_vars)
+    table_np, final = run_lookup_trajectory(tf.train.RMSPropOptimizer(**config),
+                                            NumpyRMSProp((7, 2), **config), ["rms"])
     sparse_op = ("SparseApplyCenteredRMSProp" if config.get("centered")
                  else "SparseApplyRMSProp")
     assert sparse_op in [op.type for op in tf.get_default_graph().get_operations()]
-    reference = NumpyRMSProp(table_np.shape, **config)
-    table_ref = table_np.astype(np.float64)
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        for step_ids in ids_per_step:
-            step_targets = targets[:len(step_ids)]
-            sess.run(train_op, {ids: step_ids, target: step_targets})
-            grad = np.zeros_like(table_ref)
-            np.add.at(grad, step_ids, table_ref[step_ids] - step_targets)
-            rows = np.unique(step_ids)
-            table_ref = reference.step(table_ref, grad[rows], rows)
-            np.testing.assert_allclose(sess.run(table), table_ref, rtol=1e-5, atol=1e-5)
-        # Rows 3 and 4 were never looked up: untouched, their "rms" still one.
-        np.testing.assert_array_equal(sess.run(table)[[3, 4]], table_np[[3, 4]])
-        np.testing.assert_array_equal(sess.run(opt.get_slot(table, "rms"))[[3, 4]], 1.0)
+    # Rows never looked up: untouched, their "rms" still one.
+    np.testing.assert_array_equal(final["table"][NEVER_LOOKED_UP], table_np[NEVER_LOOKED_UP])
+    np.testing.assert_array_equal(final["rms"][NEVER_LOOKED_UP], 1.0)
 
 
 def test_slots_rms_starts_at_one():
