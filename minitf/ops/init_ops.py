@@ -118,40 +118,36 @@ class RandomUniform(Initializer):
                 "dtype": self.dtype.name}
 
 
-class RandomNormal(Initializer):
+class _NormalInitializer(Initializer):
+    """Draws from N(mean, stddev**2) with `_draw`, a function of random_ops."""
+
+    _draw = None
+
+    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
+        self.mean = mean
+        self.stddev = stddev
+        self.seed = seed
+        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        return self._draw(shape, self.mean, self.stddev,
+                          self.dtype if dtype is None else dtype, seed=self.seed)
+
+    def get_config(self):
+        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
+                "dtype": self.dtype.name}
+
+
+class RandomNormal(_NormalInitializer):
     """Draws from a normal distribution N(mean, stddev**2)."""
 
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        self.mean = mean
-        self.stddev = stddev
-        self.seed = seed
-        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        return random_ops.random_normal(shape, self.mean, self.stddev,
-                                        self.dtype if dtype is None else dtype, seed=self.seed)
-
-    def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
-                "dtype": self.dtype.name}
+    _draw = staticmethod(random_ops.random_normal)
 
 
-class TruncatedNormal(Initializer):
+class TruncatedNormal(_NormalInitializer):
     """Draws from N(mean, stddev**2), redrawing values more than 2 stddev from the mean."""
 
-    def __init__(self, mean=0.0, stddev=1.0, seed=None, dtype=dtypes.float32):
-        self.mean = mean
-        self.stddev = stddev
-        self.seed = seed
-        self.dtype = _assert_float_dtype(dtypes.as_dtype(dtype))
-
-    def __call__(self, shape, dtype=None, partition_info=None):
-        return random_ops.truncated_normal(shape, self.mean, self.stddev,
-                                           self.dtype if dtype is None else dtype, seed=self.seed)
-
-    def get_config(self):
-        return {"mean": self.mean, "stddev": self.stddev, "seed": self.seed,
-                "dtype": self.dtype.name}
+    _draw = staticmethod(random_ops.truncated_normal)
 
 
 class UniformUnitScaling(Initializer):
