@@ -15,6 +15,7 @@ TensorFlow's guides have no counterpart; their figures are drawn by hand.
 """
 
 import os
+import pathlib
 import struct
 import tempfile
 import textwrap
@@ -24,11 +25,13 @@ import numpy as np
 import minitf as tf
 from minitf import tour, visualize
 from minitf.device.device import local_devices
+from minitf.device.partition import partition
 from minitf.device.placer import place
 from minitf.framework import table
 from minitf.framework import tensor_bundle
 from minitf.graph import graph_def as graph_def_lib
 from minitf.graph import graph_def_proto
+from minitf.session import subgraph
 
 
 # =============================================================================
@@ -87,6 +90,53 @@ def _figure_schedule():
     _, run_metadata = tour.traced_loss_run(example)
     return visualize.schedule_to_mermaid(run_metadata.step_stats,
                                          title="sess.run(loss) on the running example")
+
+
+# The Distributed chapter's cluster: one ps, two workers (the addresses are never dialled).
+CLUSTER = {"ps": ["127.0.0.1:2222"], "worker": ["127.0.0.1:2223", "127.0.0.1:2224"]}
+CLIENT_TASK = "/job:worker/replica:0/task:0"
+
+
+def _cluster_loss_run():
+    """(pruned nodes, placement, partitions) of `sess.run(loss, {x, y})` on CLUSTER.
+
+    The running example under `replica_device_setter`: W and b on the ps,
+    `out` on worker 0, the loss on worker 1; the client's session is on
+    worker 0's master, so the feeds and the fetch are client-terminated
+    `_Recv`s and `_Send`s on worker 0's CPU, as the master rewrites them.
+    """
+    setter = tf.train.replica_device_setter(cluster=CLUSTER,
+                                            worker_device="/job:worker/task:0")
+    example = tour.build_running_example(loss_device="/job:worker/task:1",
+                                         device_function=setter)
+    devices = [device for job, tasks in CLUSTER.items() for index in range(len(tasks))
+               for device in local_devices(job_prefix="/job:%s/replica:0/task:%d"
+                                           % (job, index))]
+    devices.sort(key=lambda d: (not d.name.startswith(CLIENT_TASK), d.name))
+    incarnations = {d.name: i + 1 for i, d in enumerate(devices)}
+    nodes = subgraph.rewrite_for_execution(
+        tour.graph_nodes(example), [example.x.name, example.y.name], [example.loss.name], [],
+        client_device=(devices[0].name, incarnations[devices[0].name]))
+    placement = place(nodes, devices)
+    return nodes, placement, partition(nodes, placement, incarnations)
+
+
+def _figure_cluster_placed_graph():
+    nodes, placement, _ = _cluster_loss_run()
+    # Every task has one device, CPU:0: each node is labelled with its task alone,
+    # which keeps the nodes narrow enough for the labels to stay readable.
+    tasks = {name: device.rsplit("/device:", 1)[0] for name, device in placement.items()}
+    return visualize.placed_to_mermaid(nodes, tasks, direction="TB")
+
+
+def _cluster_partition(task):
+    """A figure of one task's share of the cluster run: its partition alone."""
+    def figure():
+        _, _, partitions = _cluster_loss_run()
+        share = {device: nodes for device, nodes in partitions.items()
+                 if device.startswith(task + "/")}
+        return visualize.to_mermaid(share, direction="TB")
+    return figure
 
 
 def _without_initializers(nodes):
@@ -280,6 +330,28 @@ def _listing_device_schedule():
     return visualize.schedule_table(rows, show_device=True)
 
 
+def _listing_cluster_partitions():
+    return _wrapped(visualize.partition_listing(_cluster_loss_run()[2]))
+
+
+def _listing_cluster_transfers():
+    return _wrapped(visualize.transfer_table(visualize.transfers(_cluster_loss_run()[2])))
+
+
+def _listing_services():
+    """The two services as minitf/proto declares them (the method table of the chapter)."""
+    proto = pathlib.Path(tf.__file__).parent / "proto"
+    return "\n\n".join(_service_block(proto / name)
+                        for name in ("master_service.proto", "worker_service.proto"))
+
+
+def _service_block(path):
+    """The `service ... { ... }` block of a .proto file."""
+    text = path.read_text(encoding="utf-8")
+    start = text.index("service ")
+    return text[start:text.index("}", start) + 1]
+
+
 def _listing_schedule():
     _, run_metadata = tour.traced_loss_run(tour.build_running_example())
     return visualize.schedule_table(visualize.schedule(run_metadata.step_stats))
@@ -301,6 +373,10 @@ FIGURES = {
     "gradient-graph": _figure_gradient_graph,
     "mul-grad": _figure_mul_grad,
     "training-graph": _figure_training_graph,
+    "cluster-placed-graph": _figure_cluster_placed_graph,
+    "cluster-partition-ps": _cluster_partition("/job:ps/replica:0/task:0"),
+    "cluster-partition-worker0": _cluster_partition("/job:worker/replica:0/task:0"),
+    "cluster-partition-worker1": _cluster_partition("/job:worker/replica:0/task:1"),
 }
 
 LISTINGS = {
@@ -312,6 +388,9 @@ LISTINGS = {
     "partition-graphs": _listing_partition_graphs,
     "transfers": _listing_transfers,
     "device-schedule": _listing_device_schedule,
+    "cluster-partitions": _listing_cluster_partitions,
+    "cluster-transfers": _listing_cluster_transfers,
+    "services": _listing_services,
 }
 
 

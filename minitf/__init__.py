@@ -64,6 +64,7 @@ from minitf.ops.string_ops import *  # noqa: F401,F403
 from minitf.ops.variable_scope import *  # noqa: F401,F403
 from minitf.ops.variables import *  # noqa: F401,F403
 from minitf import data  # noqa: F401,E402
+from minitf.distributed import distribute  # noqa: F401,E402  tf.distribute.Server
 from minitf import feature_column  # noqa: F401,E402
 from minitf.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401,E402
                                        SparseFeature, VarLenFeature)

@@ -56,14 +56,15 @@ Example = collections.namedtuple("Example", ["graph", "W", "b", "x", "y", "out",
 # The running example
 # =============================================================================
 
-def build_running_example(loss_device=None):
+def build_running_example(loss_device=None, device_function=None):
     """Note 001's model in a graph of its own: out = W * x + b, loss = sum((out - y)^2).
 
     `loss_device` (e.g. "/cpu:1") puts the loss ops on another device, for the
-    Devices chapter.
+    Devices chapter; `device_function` (e.g. a `replica_device_setter`) is
+    a `tf.device` around the whole graph, for the Distributed chapter.
     """
     graph = tf.Graph()
-    with graph.as_default():
+    with graph.as_default(), graph.device(device_function):
         W = tf.Variable(W_INIT, dtype=tf.float32, name="W")  # noqa: N806 - note 001's name
         b = tf.Variable(B_INIT, dtype=tf.float32, name="b")
         x = tf.placeholder(tf.float32, name="x")

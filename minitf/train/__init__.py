@@ -6,6 +6,7 @@ A name of TF 1.15's `tf.train` that minitf lacks fails saying so
 (`minitf/graph/tf1_api.py`).
 """
 
+from minitf.distributed.server_lib import *  # noqa: F401,F403
 from minitf.graph import tf1_api as _tf1_api
 from minitf.saver import *  # noqa: F401,F403
 from minitf.train.adadelta import *  # noqa: F401,F403
@@ -13,6 +14,7 @@ from minitf.train.adagrad import *  # noqa: F401,F403
 from minitf.train.adam import *  # noqa: F401,F403
 from minitf.train.basic_session_run_hooks import *  # noqa: F401,F403
 from minitf.train.coordinator import *  # noqa: F401,F403
+from minitf.train.device_setter import *  # noqa: F401,F403
 from minitf.train.ftrl import *  # noqa: F401,F403
 from minitf.train.gradient_descent import *  # noqa: F401,F403
 from minitf.train.input import *  # noqa: F401,F403

@@ -17,7 +17,7 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "feature_columns.md": "feature_column", "saver.md": "saver",
             "layers.md": "layers", "training_loop.md": "train",
             "architecture.md": "framework", "observing.md": "observing",
-            "input_pipelines.md": "data"}
+            "input_pipelines.md": "data", "distributed.md": "distributed"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
@@ -142,6 +142,23 @@ def test_the_feature_column_and_saver_chapters_show_their_code():
     for name in ("04_wide_and_deep", "05_save_crash_resume"):
         page = (DOCS / "tutorials" / (name + ".md")).read_text(encoding="utf-8")
         assert hooks.directives(page) == [("notebook", "tutorials/%s.ipynb" % name)]
+
+
+def test_the_distributed_chapter_shows_the_running_example_on_a_cluster():
+    page = hooks.directives((DOCS / "distributed.md").read_text(encoding="utf-8"))
+    for figure in ("cluster-placed-graph", "cluster-partition-ps", "cluster-partition-worker0",
+                   "cluster-partition-worker1"):
+        assert ("diagram", figure) in page
+    for listing in ("cluster-partitions", "cluster-transfers", "services"):
+        assert ("listing", listing) in page
+    for code in ("minitf/distributed/master_session.py::_ClientGraph.run_partitions",
+                 "minitf/distributed/graph_mgr.py::GraphMgr.register",
+                 "minitf/distributed/rpc_rendezvous_mgr.py::RpcRemoteRendezvous.recv_async",
+                 "minitf/distributed/grpc_services.py::WorkerServicer.RecvTensor"):
+        assert ("include", code) in page
+    tutorial = hooks.directives(
+        (DOCS / "tutorials" / "08_a_cluster_on_your_laptop.md").read_text(encoding="utf-8"))
+    assert tutorial == [("notebook", "tutorials/08_a_cluster_on_your_laptop.ipynb")]
 
 
 @pytest.mark.parametrize("name", sorted(CHAPTERS))
