@@ -98,6 +98,11 @@ from minitf.ops.array_ops import (batch_gather, batch_to_space,  # noqa: F401,E4
 from minitf.ops.string_ops import (decode_base64, encode_base64, reduce_join,  # noqa: F401,E402
                                    regex_replace, string_join, string_split, string_strip,
                                    string_to_hash_bucket, string_to_number, substr)
+from minitf.ops.array_ops import ensure_shape, sparse_mask  # noqa: F401,E402
+from minitf.ops.state_ops import (batch_scatter_update, scatter_div,  # noqa: F401,E402
+                                  scatter_max, scatter_min, scatter_mul, scatter_nd_add,
+                                  scatter_nd_sub, scatter_nd_update)
+from minitf import manip  # noqa: F401,E402
 from minitf import strings  # noqa: F401,E402
 
 del _dtypes

@@ -531,6 +531,11 @@ def _reverse_sequence_grad(op, grad):
                                        batch_axis=op.get_attr("batch_dim")), None]
 
 
+@RegisterGradient("EnsureShape")
+def _ensure_shape_grad(_, grad):
+    return grad
+
+
 @RegisterGradient("DynamicStitch")
 def _dynamic_stitch_grad(op, grad):
     """As ParallelDynamicStitch's: each piece's gradient is gathered from where it went."""

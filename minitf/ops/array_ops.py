@@ -1072,6 +1072,22 @@ tensor_scatter_add = tensor_scatter_nd_add
 tensor_scatter_sub = tensor_scatter_nd_sub
 
 
+def ensure_shape(x, shape, name=None):
+    """`x`, checked when it runs to have a shape compatible with `shape` (an
+    InvalidArgumentError if not), and known from now on to have it."""
+    if not isinstance(shape, tensor_shape.TensorShape):
+        shape = tensor_shape.TensorShape(shape)
+    return apply_op("EnsureShape", name=name, input=x, shape=shape)
+
+
+def sparse_mask(a, mask_indices, name=None):
+    """The IndexedSlices `a` without the slices whose indices are in `mask_indices`."""
+    with ops.name_scope(name, "sparse_mask", [a, mask_indices]) as name:
+        out_indices, to_gather = setdiff1d(a.indices, mask_indices)
+        out_values = gather(a.values, to_gather, name=name)
+        return sparse_tensor.IndexedSlices(out_values, out_indices, a.dense_shape)
+
+
 # =============================================================================
 # Partitioning and stitching: dynamic_partition, dynamic_stitch
 # =============================================================================

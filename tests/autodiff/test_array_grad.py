@@ -241,6 +241,9 @@ GRADIENT_CASES = {
         Case("batch_second", lambda x: tf.reverse_sequence(x, [1, 3, 2], seq_axis=0,
                                                             batch_axis=1), V(3, 3, 2)),
     ],
+    "EnsureShape": [
+        Case("matrix", lambda x: tf.ensure_shape(x, [None, 3]) * x, V(2, 3)),
+    ],
     "DynamicStitch": [
         Case("two_pieces", lambda a, b: tf.dynamic_stitch([[0, 3], [2, 1]], [a, b]),
              V(2), V(2)),

@@ -441,6 +441,23 @@ def moving_blocks_of_space(other):
                                            [1, 1, 2, 2, 1], [1, 1, 2, 1, 1], "VALID")])
 
 
+@case("ScatterMul", "ScatterDiv", "ScatterMax", "ScatterMin", "ScatterNdUpdate",
+      "ScatterNdAdd", "ScatterNdSub", "EnsureShape")
+def more_variable_updates(other):
+    v = tf.Variable(POSITIVE, name="v")
+    counts = tf.Variable(np.array([7, -7, 9], np.int32), name="counts")
+    updates = [tf.scatter_mul(v, [0, 0], tf.constant(POSITIVE[:2])),
+               tf.scatter_div(v, [1], tf.constant(POSITIVE[2:])),
+               tf.scatter_div(counts, [0, 1, 2], tf.constant([2, 2, -4])),
+               tf.scatter_max(v, [2], tf.constant(MATRIX[:1])),
+               tf.scatter_min(v, [0], tf.constant(MATRIX[1:2])),
+               tf.scatter_nd_update(v, [[0, 1], [2, 3]], tf.constant(f32(5, 6))),
+               tf.scatter_nd_add(v, [[1], [1]], tf.constant(MATRIX[:2])),
+               tf.scatter_nd_sub(v, [[2, 0]], tf.constant(f32(1)))]
+    return Case(updates, before=[[v.initializer, counts.initializer]],
+                after=[tf.ensure_shape(v, [3, None]), counts])
+
+
 # --- running them ----------------------------------------------------------------------------
 
 class Outcome:

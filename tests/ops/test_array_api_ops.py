@@ -357,3 +357,82 @@ def test_array_kernels_run_on_the_stand_in_gpu(stand_in_gpu):
             on_gpu = sess.run(fetches)
     for got, want in zip(on_gpu, on_cpu):
         np.testing.assert_array_equal(got, want)
+
+
+# --- in-place scatters into variables, ensure_shape, sparse_mask, tf.manip ------------------------
+
+def test_variable_scatters_match_numpy_with_repeated_indices():
+    table = np.array([[1.0, -2.0], [3.0, 4.0], [-5.0, 6.0]])
+    indices = np.array([2, 0, 2])
+    updates = np.array([[2.0, 3.0], [0.5, -1.0], [4.0, -2.0]])
+    for scatter, numpy_at in ((tf.scatter_mul, np.multiply.at), (tf.scatter_div, np.divide.at),
+                              (tf.scatter_max, np.maximum.at), (tf.scatter_min, np.minimum.at)):
+        expected = table.copy()
+        numpy_at(expected, indices, updates)
+        with tf.Graph().as_default():
+            var = tf.Variable(table)
+            with tf.Session() as sess:
+                sess.run(var.initializer)
+                np.testing.assert_array_equal(sess.run(scatter(var, indices, updates)),
+                                              expected)
+
+
+def test_scatter_nd_update_writes_elements_and_slices_in_place():
+    with tf.Graph().as_default():
+        var = tf.Variable(np.zeros((2, 3, 2), np.int64))
+        with tf.Session() as sess:
+            sess.run(var.initializer)
+            sess.run(tf.scatter_nd_update(var, [[1, 2, 0]], [7]))
+            sess.run(tf.scatter_nd_add(var, [[0, 1], [0, 1]], [[1, 2], [10, 20]]))
+            result = sess.run(tf.scatter_nd_sub(var, [[1]], -np.ones((1, 3, 2), np.int64)))
+    expected = np.zeros((2, 3, 2), np.int64)
+    expected[1, 2, 0] = 7
+    expected[0, 1] = [11, 22]
+    expected[1] += 1
+    np.testing.assert_array_equal(result, expected)
+
+
+def test_variable_scatter_errors():
+    with tf.Graph().as_default():
+        var = tf.Variable(np.zeros((2, 2), np.int32))
+        with pytest.raises(ValueError):
+            tf.scatter_nd_update(var, [[0]], [1, 2, 3])  # updates must be [1, 2]
+        with pytest.raises(TypeError, match="mutable tensor"):
+            tf.scatter_nd_add(tf.constant([1, 2]), [[0]], [1])
+        with tf.Session() as sess:
+            sess.run(var.initializer)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="ScatterNdUpdate"):
+                sess.run(tf.scatter_nd_update(var, [[2, 0]], [1]))
+            with pytest.raises(tf.errors.InvalidArgumentError, match="division by zero"):
+                sess.run(tf.scatter_div(var, [0], [[1, 0]]))
+
+
+def test_ensure_shape_checks_at_build_time_and_at_run_time():
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None, 3])
+        checked = tf.ensure_shape(x, [2, None])
+        assert checked.shape.as_list() == [2, 3]
+        with pytest.raises(ValueError):
+            tf.ensure_shape(x, [2, 4])
+        with tf.Session() as sess:
+            assert sess.run(checked, {x: np.ones((2, 3))}).shape == (2, 3)
+            with pytest.raises(tf.errors.InvalidArgumentError, match="EnsureShape"):
+                sess.run(tf.ensure_shape(tf.placeholder_with_default(x, None), [2, 3]),
+                         {x: np.ones((1, 3))})
+
+
+def test_sparse_mask_drops_the_masked_slices():
+    with tf.Graph().as_default():
+        slices = tf.IndexedSlices(tf.constant(np.arange(8.0).reshape(4, 2)),
+                                  tf.constant([12, 26, 37, 45]), tf.constant([50, 2]))
+        masked = tf.sparse_mask(slices, [12, 45])
+        values, indices = _run([masked.values, masked.indices])
+    np.testing.assert_array_equal(indices, [26, 37])
+    np.testing.assert_array_equal(values, [[2.0, 3.0], [4.0, 5.0]])
+    assert masked.dense_shape is slices.dense_shape
+
+
+def test_manip_holds_the_top_level_functions():
+    for name in ("batch_to_space_nd", "gather_nd", "reshape", "reverse", "roll", "scatter_nd",
+                 "space_to_batch_nd", "tile"):
+        assert getattr(tf.manip, name) is getattr(tf, name)

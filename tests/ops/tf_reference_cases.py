@@ -69,6 +69,25 @@ def cases(tf):
         "edit_distance_unnormalized": lambda: tf.edit_distance(
             tf.SparseTensor([[0, 0], [0, 1]], [1, 2], [1, 2]),
             tf.SparseTensor([[0, 0]], [3], [1, 1]), normalize=False),
+        "ensure_shape": lambda: tf.ensure_shape([[1, 2]], [None, 2]),
+        "manip_roll": lambda: tf.manip.roll([1, 2, 3, 4], 1, 0),
+        "scatter_mul": lambda: _updated(tf, [1.0, 2.0, 3.0], tf.scatter_mul, [0, 2, 0],
+                                        [2.0, 0.5, 3.0]),
+        "scatter_div_int": lambda: _updated(tf, [7, -7, 9], tf.scatter_div, [0, 1, 2, 2],
+                                            [2, 2, -4, 1]),
+        "scatter_max": lambda: _updated(tf, [[1, 5], [3, 4]], tf.scatter_max, [1, 1],
+                                        [[0, 9], [6, 2]]),
+        "scatter_min": lambda: _updated(tf, [[1, 5], [3, 4]], tf.scatter_min, [0],
+                                        [[0, 9]]),
+        "scatter_nd_update": lambda: _updated(tf, [[1, 2], [3, 4]], tf.scatter_nd_update,
+                                              [[0, 1], [1, 0]], [8, 9]),
+        "scatter_nd_add": lambda: _updated(tf, [[1, 2], [3, 4]], tf.scatter_nd_add,
+                                           [[1], [1]], [[1, 1], [10, 10]]),
+        "scatter_nd_sub": lambda: _updated(tf, [1.0, 2.0, 3.0], tf.scatter_nd_sub,
+                                           [[2], [0]], [0.5, 1.5]),
+        "batch_scatter_update": lambda: _updated(tf, [[1, 2, 3], [4, 5, 6]],
+                                                 tf.batch_scatter_update, [[2], [0]],
+                                                 [[30], [40]]),
         # --- strings ---
         "join": lambda: tf.strings.join(["a", ["b", "c"]], "-"),
         "string_join": lambda: tf.string_join([["x", "y"], ["1", "2"]]),
@@ -126,3 +145,10 @@ def cases(tf):
                                                    pad_values=("<", ">"), padding_width=1),
         "as_string": lambda: tf.strings.as_string([1.5, 2.0], precision=2),
     }
+
+
+def _updated(tf, initial_value, scatter, indices, updates):
+    """The value of a variable holding `initial_value` after `scatter(var, indices, updates)`."""
+    var = tf.Variable(initial_value)
+    with tf.control_dependencies([var.initializer]):
+        return tf.identity(scatter(var, indices, updates))

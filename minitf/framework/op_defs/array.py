@@ -861,6 +861,14 @@ register_op("Bitcast").input("input: T").output("output: type").attr(
     "T: " + _BITCAST_TYPES).attr("type: " + _BITCAST_TYPES).set_shape_fn(_bitcast_shape)
 
 # A promise that the input does not change while the graph runs (so it may be folded).
+def _ensure_shape_shape(op):
+    """The input's shape merged with the `shape` attr: a ValueError if they cannot agree."""
+    return [merge_shapes(op.inputs[0].shape, op.get_attr("shape"))]
+
+
+register_op("EnsureShape").input("input: T").output("output: T").attr("shape: shape").attr(
+    "T: type").set_shape_fn(_ensure_shape_shape)
+
 register_op("GuaranteeConst").input("input: T").output("output: T").attr(
     "T: type").set_is_stateful().set_shape_fn(common_shapes.unchanged_shape)
 
@@ -922,7 +930,7 @@ for _op_type in ("LowerBound", "UpperBound"):
 # Tensor scatters: TensorScatterUpdate, Add, Sub, Max, Min
 # =============================================================================
 
-def _tensor_scatter_shape(op):
+def tensor_scatter_shape(op):
     """The tensor's shape; updates must be indices.shape[:-1] + tensor.shape[depth:]."""
     tensor_shape_, indices_shape, updates_shape = (t.shape for t in op.inputs)
     indices_shape = with_rank_at_least(indices_shape, 1)
@@ -947,7 +955,7 @@ for _op_type in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
                  "TensorScatterMax", "TensorScatterMin"):
     register_op(_op_type).input("tensor: T").input("indices: Tindices").input(
         "updates: T").output("output: T").attr("T: type").attr(
-        "Tindices: {int32, int64}").set_shape_fn(_tensor_scatter_shape)
+        "Tindices: {int32, int64}").set_shape_fn(tensor_scatter_shape)
 
 
 # =============================================================================

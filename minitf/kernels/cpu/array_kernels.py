@@ -870,6 +870,14 @@ def bitcast(ctx, value, *, T, type):  # noqa: A002, N803 - TF's attr names
 register_kernel("DynamicStitch", ALL_DEVICE_TYPES)(parallel_dynamic_stitch)
 
 
+@register_kernel("EnsureShape", ALL_DEVICE_TYPES, is_expensive=False)
+def ensure_shape(ctx, value, *, shape, T):  # noqa: N803 - TF's attr name
+    if not shape.is_compatible_with(value.shape):
+        raise invalid("Shape of tensor %s is not compatible with expected shape %s."
+                      % (shape_text(value.shape), shape))
+    return value
+
+
 @register_kernel("GuaranteeConst", ALL_DEVICE_TYPES, is_expensive=False)
 def guarantee_const(ctx, value):
     return value
@@ -899,7 +907,7 @@ def unravel_index(ctx, indices, dims):
 # Tensor scatters: a copy of `tensor` with the updates applied at indices
 # =============================================================================
 
-def _scatter_rows(ctx, tensor, indices, updates, op_type):
+def scatter_nd_rows(ctx, tensor, indices, updates, op_type):
     """(index tuple, update rows) of a scatter into `tensor`, every index checked."""
     if indices.ndim < 1:
         raise invalid("Indices shape must have rank at least one. Found:%s"
@@ -925,7 +933,7 @@ def _scatter_rows(ctx, tensor, indices, updates, op_type):
 def _tensor_scatter_kernel(op_type, apply):
     @register_kernel(op_type, ALL_DEVICE_TYPES)
     def kernel(ctx, tensor, indices, updates):
-        where, rows = _scatter_rows(ctx, tensor, indices, updates, op_type)
+        where, rows = scatter_nd_rows(ctx, tensor, indices, updates, op_type)
         result = tensor.copy()  # the input tensor itself is never changed
         apply(ctx.xp, result, where, rows)
         return result
