@@ -80,6 +80,31 @@ from minitf import queue  # noqa: F401,E402
 from minitf import test  # noqa: F401,E402
 from minitf import train  # noqa: F401,E402
 
+# --- Array ops and string ops (tf.* and tf.strings) ----------------------------------
+from minitf.ops.array_ops import (batch_gather, batch_to_space,  # noqa: F401,E402
+                                  batch_to_space_nd, bitcast, broadcast_dynamic_shape,
+                                  broadcast_static_shape, broadcast_to, depth_to_space,
+                                  dynamic_partition, dynamic_stitch, edit_distance,
+                                  extract_image_patches, extract_volume_patches, fingerprint,
+                                  guarantee_const, meshgrid, parallel_stack, repeat,
+                                  required_space_to_batch_paddings, reverse_sequence, roll,
+                                  searchsorted, sequence_mask, setdiff1d, space_to_batch,
+                                  space_to_batch_nd, space_to_depth, tensor_scatter_add,
+                                  tensor_scatter_nd_add, tensor_scatter_nd_max,
+                                  tensor_scatter_nd_min, tensor_scatter_nd_sub,
+                                  tensor_scatter_nd_update, tensor_scatter_sub,
+                                  tensor_scatter_update, unique_with_counts, unravel_index,
+                                  where_v2)
+from minitf.ops.string_ops import (decode_base64, encode_base64, reduce_join,  # noqa: F401,E402
+                                   regex_replace, string_join, string_split, string_strip,
+                                   string_to_hash_bucket, string_to_number, substr)
+from minitf.ops.array_ops import ensure_shape, sparse_mask  # noqa: F401,E402
+from minitf.ops.state_ops import (batch_scatter_update, scatter_div,  # noqa: F401,E402
+                                  scatter_max, scatter_min, scatter_mul, scatter_nd_add,
+                                  scatter_nd_sub, scatter_nd_update)
+from minitf import manip  # noqa: F401,E402
+from minitf import strings  # noqa: F401,E402
+
 del _dtypes
 
 

@@ -11,6 +11,7 @@ from minitf.autodiff import lookup_grad  # noqa: F401  registers gradients
 from minitf.autodiff import math_grad  # noqa: F401  registers gradients
 from minitf.autodiff import nn_grad  # noqa: F401  registers gradients
 from minitf.autodiff import sparse_grad  # noqa: F401  registers gradients
+from minitf.autodiff import string_grad  # noqa: F401  registers gradients
 from minitf.autodiff.custom_gradient import custom_gradient  # noqa: F401
 from minitf.autodiff.gradients_impl import (  # noqa: F401
                                             AggregationMethod,

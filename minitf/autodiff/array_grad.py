@@ -502,6 +502,152 @@ NotDifferentiable("OneHot")
 
 
 # =============================================================================
+# Broadcasting, rolling, reversing sequences, stitching
+# =============================================================================
+
+@RegisterGradient("BroadcastTo")
+def _broadcast_to_grad(op, grad):
+    """Each input value fed every position it was repeated to: their gradients are summed
+    over the broadcast dimensions, then reshaped to the input's shape."""
+    input_value = op.inputs[0]
+    input_shape = array_ops.shape(input_value)
+    reduce_axes, _ = math_ops.broadcast_gradient_args(input_shape, op.inputs[1])
+    summed = math_ops.reduce_sum(grad, axis=reduce_axes, keepdims=True)
+    return [array_ops.reshape(summed, input_shape), None]
+
+
+@RegisterGradient("Roll")
+def _roll_grad(op, grad):
+    """A roll moves values: the gradient rolls back by -shift."""
+    shift, axis = op.inputs[1], op.inputs[2]
+    return [array_ops.roll(grad, math_ops.negative(shift), axis), None, None]
+
+
+@RegisterGradient("ReverseSequence")
+def _reverse_sequence_grad(op, grad):
+    """Reversing the same prefixes again puts each gradient back where its value came from."""
+    seq_lengths = op.inputs[1]
+    return [array_ops.reverse_sequence(grad, seq_lengths, seq_axis=op.get_attr("seq_dim"),
+                                       batch_axis=op.get_attr("batch_dim")), None]
+
+
+@RegisterGradient("EnsureShape")
+def _ensure_shape_grad(_, grad):
+    return grad
+
+
+@RegisterGradient("DynamicStitch")
+def _dynamic_stitch_grad(op, grad):
+    """As ParallelDynamicStitch's: each piece's gradient is gathered from where it went."""
+    return _parallel_dynamic_stitch_grad(op, grad)
+
+
+# =============================================================================
+# Tensor scatters: a copy of a tensor with updates written at indices
+# =============================================================================
+
+@RegisterGradient("TensorScatterUpdate")
+def _tensor_scatter_update_grad(op, grad):
+    """The overwritten positions of `tensor` get no gradient; each update gets its own."""
+    indices, updates = op.inputs[1], op.inputs[2]
+    tensor_grad = array_ops.tensor_scatter_nd_update(grad, indices,
+                                                     array_ops.zeros_like(updates))
+    return [tensor_grad, None, array_ops.gather_nd(grad, indices)]
+
+
+@RegisterGradient("TensorScatterAdd")
+def _tensor_scatter_add_grad(op, grad):
+    return [grad, None, array_ops.gather_nd(grad, op.inputs[1])]
+
+
+@RegisterGradient("TensorScatterSub")
+def _tensor_scatter_sub_grad(op, grad):
+    return [grad, None, math_ops.negative(array_ops.gather_nd(grad, op.inputs[1]))]
+
+
+def _tensor_scatter_min_or_max_grad(op, grad):
+    """The gradient goes to whichever of tensor and the updates won at each position,
+    shared equally where several tie."""
+    tensor, indices, updates = op.inputs
+    output = op.outputs[0]
+    tensor_won = math_ops.cast(math_ops.equal(tensor, output), grad.dtype)
+    update_won = math_ops.cast(math_ops.equal(updates, array_ops.gather_nd(output, indices)),
+                               grad.dtype)
+    winners = tensor_won + array_ops.scatter_nd(indices, update_won, array_ops.shape(tensor))
+    return [grad * tensor_won / winners, None,
+            array_ops.gather_nd(grad / winners, indices) * update_won]
+
+
+RegisterGradient("TensorScatterMax")(_tensor_scatter_min_or_max_grad)
+RegisterGradient("TensorScatterMin")(_tensor_scatter_min_or_max_grad)
+
+
+# =============================================================================
+# Moving blocks of space: each op's gradient is its inverse applied to grad
+# =============================================================================
+
+@RegisterGradient("SpaceToBatchND")
+def _space_to_batch_nd_grad(op, grad):
+    block_shape, paddings = op.inputs[1], op.inputs[2]
+    return [array_ops.batch_to_space_nd(grad, block_shape, paddings), None, None]
+
+
+@RegisterGradient("BatchToSpaceND")
+def _batch_to_space_nd_grad(op, grad):
+    block_shape, crops = op.inputs[1], op.inputs[2]
+    return [array_ops.space_to_batch_nd(grad, block_shape, crops), None, None]
+
+
+@RegisterGradient("SpaceToDepth")
+def _space_to_depth_grad(op, grad):
+    return array_ops.depth_to_space(grad, op.get_attr("block_size"),
+                                    data_format=op.get_attr("data_format"))
+
+
+@RegisterGradient("DepthToSpace")
+def _depth_to_space_grad(op, grad):
+    return array_ops.space_to_depth(grad, op.get_attr("block_size"),
+                                    data_format=op.get_attr("data_format"))
+
+
+@RegisterGradient("ExtractImagePatches")
+def _extract_image_patches_grad(op, grad):
+    """Each patch element is a copy of one input pixel (or padding): its gradient is summed
+    back into that pixel. Extracting patches of the pixels' own numbers says which."""
+    return [_patches_grad(op, grad, 2, lambda numbers: array_ops.extract_image_patches(
+        numbers, op.get_attr("ksizes"), op.get_attr("strides"), op.get_attr("rates"),
+        op.get_attr("padding")))]
+
+
+@RegisterGradient("ExtractVolumePatches")
+def _extract_volume_patches_grad(op, grad):
+    return [_patches_grad(op, grad, 3, lambda numbers: array_ops.extract_volume_patches(
+        numbers, op.get_attr("ksizes"), op.get_attr("strides"), op.get_attr("padding")))]
+
+
+def _patches_grad(op, grad, spatial_rank, extract):
+    """The input's gradient [batch, *spatial, depth] of a patch extraction.
+
+    Pixel p (counted from 1, 0 stands for padding) is numbered p in a one-
+    channel image; extracting its patches gives, for every (position, patch
+    element), the pixel that element copied; an unsorted segment sum adds
+    the gradients of all copies of each pixel.
+    """
+    input_shape = array_ops.shape(op.inputs[0])
+    batch, depth = input_shape[0], input_shape[-1]
+    spatial = input_shape[1:1 + spatial_rank]
+    pixel_count = math_ops.reduce_prod(spatial)
+    numbers = math_ops.cast(math_ops.range(1, pixel_count + 1), dtypes.float64)  # exact
+    numbers = array_ops.reshape(numbers, array_ops.concat([[1], spatial, [1]], 0))
+    copied_pixel = math_ops.cast(array_ops.reshape(extract(numbers), [-1]), dtypes.int32)
+    # grad: [batch, *out_spatial, patch_elements * depth] -> [out * patch_elements, batch, depth]
+    grad = array_ops.reshape(grad, array_ops.stack([batch, -1, depth]))
+    grad = array_ops.transpose(grad, [1, 0, 2])
+    summed = math_ops.unsorted_segment_sum(grad, copied_pixel, pixel_count + 1)[1:]
+    return array_ops.reshape(array_ops.transpose(summed, [1, 0, 2]), input_shape)
+
+
+# =============================================================================
 # Not differentiable: constants, placeholders, shape metadata, index helpers
 # =============================================================================
 
@@ -513,6 +659,7 @@ NotDifferentiable("Rank")
 NotDifferentiable("Size")
 NotDifferentiable("InvertPermutation")
 NotDifferentiable("ConcatOffset")
+NotDifferentiable("EditDistance")
 NotDifferentiable("Assert")  # a check, with no outputs (TensorFlow declares it in logging_ops.py)
 
 

@@ -401,6 +401,22 @@ def _select_grad(op, grad):
             math_ops.where(condition, zeros, grad))
 
 
+@RegisterGradient("SelectV2")
+def _select_v2_grad(op, grad):
+    """As Select's, each branch's share summed back over the dims it was broadcast along."""
+    condition, t, e = op.inputs
+    zeros = array_ops.zeros([], dtype=grad.dtype.base_dtype)
+    output_shape = array_ops.shape(op.outputs[0])
+    grads = []
+    for branch, picked in ((t, array_ops.where_v2(condition, grad, zeros)),
+                           (e, array_ops.where_v2(condition, zeros, grad))):
+        branch_shape = array_ops.shape(branch)
+        reduce_axes, _ = math_ops.broadcast_gradient_args(branch_shape, output_shape)
+        summed = math_ops.reduce_sum(picked, axis=reduce_axes, keepdims=True)
+        grads.append(array_ops.reshape(summed, branch_shape))
+    return [None] + grads
+
+
 @RegisterGradient("AddN")
 def _add_n_grad(op, grad):
     return [grad] * len(op.inputs)

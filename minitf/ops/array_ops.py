@@ -24,6 +24,7 @@ Kernels live in `minitf/kernels/cpu/array_kernels.py`.
 Mirrors `tensorflow/python/ops/array_ops.py`.
 """
 
+import collections
 import math
 import numbers
 
@@ -35,6 +36,7 @@ from minitf.graph import dtypes
 from minitf.graph import ops
 from minitf.graph import sparse_tensor
 from minitf.graph import tensor_shape
+from minitf.graph import tensor_util
 from minitf.graph.constant_op import constant
 from minitf.graph.op_def_library import apply_op
 from minitf.graph.tensor_conversion import convert_to_tensor
@@ -771,3 +773,480 @@ def unique(x, out_idx=dtypes.int32, name=None):
     """
     y, idx = apply_op("Unique", name=name, x=x, out_idx=out_idx)
     return y, idx
+
+
+# =============================================================================
+# unique_with_counts, setdiff1d, searchsorted, edit_distance
+# =============================================================================
+
+UniqueWithCounts = collections.namedtuple("UniqueWithCounts", ["y", "idx", "count"])
+ListDiff = collections.namedtuple("ListDiff", ["out", "idx"])
+
+
+def unique_with_counts(x, out_idx=dtypes.int32, name=None):
+    """`unique`'s (y, idx), and how many times each value of y occurs in the 1-D `x`."""
+    return UniqueWithCounts(*apply_op("UniqueWithCounts", name=name, x=x, out_idx=out_idx))
+
+
+def setdiff1d(x, y, index_dtype=dtypes.int32, name=None):
+    """(out, idx): the values of the 1-D `x` that are not in `y`, in order, and where they
+    are in `x` (`out == gather(x, idx)`)."""
+    return ListDiff(*apply_op("ListDiff", name=name, x=x, y=y, out_idx=index_dtype))
+
+
+def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, name=None):
+    """Where each of `values` would be inserted into `sorted_sequence` to keep it sorted.
+
+    Both have the same leading dimensions; the search runs along the last
+    one, row by row. side "left" gives the first such place (LowerBound),
+    "right" the last (UpperBound).
+    """
+    sequence_size = _shape_internal(sorted_sequence)[-1]
+    values_size = _shape_internal(values)[-1]
+    sorted_sequence_2d = reshape(sorted_sequence, [-1, sequence_size])
+    values_2d = reshape(values, [-1, values_size])
+    if side not in ("left", "right"):
+        raise ValueError("Argument `side` must be either 'right' or 'left'. Received: `side` = "
+                         "'%s'." % side)
+    op_type = "UpperBound" if side == "right" else "LowerBound"
+    output = apply_op(op_type, name=name, sorted_inputs=sorted_sequence_2d, values=values_2d,
+                      out_type=out_type)
+    return reshape(output, _shape_internal(values))
+
+
+def edit_distance(hypothesis, truth, normalize=True, name="edit_distance"):
+    """The Levenshtein distance between the sequences of two SparseTensors, position by
+    position (the last dimension orders each sequence), divided by the truth's length when
+    `normalize` (inf where the truth is empty)."""
+    if not isinstance(hypothesis, (sparse_tensor.SparseTensor, sparse_tensor.SparseTensorValue)):
+        raise TypeError("Hypothesis must be a SparseTensor.")
+    if not isinstance(truth, (sparse_tensor.SparseTensor, sparse_tensor.SparseTensorValue)):
+        raise TypeError("Truth must be a SparseTensor.")
+    return apply_op("EditDistance", name=name, hypothesis_indices=hypothesis.indices,
+                    hypothesis_values=hypothesis.values,
+                    hypothesis_shape=hypothesis.dense_shape, truth_indices=truth.indices,
+                    truth_values=truth.values, truth_shape=truth.dense_shape,
+                    normalize=normalize)
+
+
+# =============================================================================
+# Broadcasting: broadcast_to, broadcast_dynamic_shape, broadcast_static_shape, meshgrid
+# =============================================================================
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002 - TF's argument name
+    """`input` repeated along its size-1 (or missing leading) dimensions to `shape`."""
+    return apply_op("BroadcastTo", name=name, input=input, shape=shape)
+
+
+def broadcast_dynamic_shape(shape_x, shape_y):
+    """The shape (a 1-D tensor) that tensors of shapes `shape_x` and `shape_y` broadcast to."""
+    return apply_op("BroadcastArgs", s0=shape_x, s1=shape_y)
+
+
+def broadcast_static_shape(shape_x, shape_y):
+    """The TensorShape that static shapes `shape_x` and `shape_y` broadcast to."""
+    try:
+        return common_shapes.broadcast_shapes(tensor_shape.as_shape(shape_x),
+                                              tensor_shape.as_shape(shape_y))
+    except ValueError:
+        raise ValueError("Incompatible shapes for broadcasting: %s and %s"
+                         % (shape_x, shape_y)) from None
+
+
+def meshgrid(*args, **kwargs):
+    """The coordinate grids of N vectors: N tensors, each of the N lengths' shape.
+
+    indexing "xy" (Cartesian, the default) swaps the first two dimensions,
+    as NumPy's meshgrid does; "ij" (matrix) keeps them in order.
+    """
+    indexing = kwargs.pop("indexing", "xy")
+    name = kwargs.pop("name", "meshgrid")
+    for key in kwargs:
+        raise TypeError("'%s' is an invalid keyword argument for this function" % key)
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Argument `indexing` parameter must be either 'xy' or 'ij', got '%s'"
+                         % indexing)
+    with ops.name_scope(name, "meshgrid", args):
+        ndim = len(args)
+        ones_elsewhere = (1,) * ndim
+        # Each vector becomes a tensor of rank N, long along its own dimension.
+        output = [reshape(stack(x), ones_elsewhere[:i] + (-1,) + ones_elsewhere[i + 1:])
+                  for i, x in enumerate(args)]
+        shapes = [size(x) for x in args]
+        output_dtype = convert_to_tensor(args[0]).dtype.base_dtype
+        if indexing == "xy" and ndim > 1:
+            output[0] = reshape(output[0], (1, -1) + (1,) * (ndim - 2))
+            output[1] = reshape(output[1], (-1, 1) + (1,) * (ndim - 2))
+            shapes[0], shapes[1] = shapes[1], shapes[0]
+        mult_fact = ones(shapes, output_dtype)
+        return [x * mult_fact for x in output]
+
+
+# =============================================================================
+# Creating: sequence_mask, parallel_stack, repeat
+# =============================================================================
+
+
+def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
+    """mask[i..., j] = j < lengths[i...]: one row of `maxlen` (default max(lengths)) per length.
+
+    Built as TensorFlow builds it: Range(0, maxlen) < ExpandDims(lengths, -1).
+    """
+    with ops.name_scope(name, "SequenceMask", [lengths, maxlen]):
+        lengths = convert_to_tensor(lengths)
+        if maxlen is None:
+            maxlen = apply_op("Max", input=lengths, reduction_indices=_all_dimensions(lengths),
+                              keep_dims=False)
+            maxlen = apply_op("Maximum", x=constant(0, maxlen.dtype), y=maxlen)
+        else:
+            maxlen = convert_to_tensor(maxlen)
+        if maxlen.shape.ndims is not None and maxlen.shape.ndims != 0:
+            raise ValueError("Argument `maxlen` must be scalar for sequence_mask, received "
+                             "`maxlen` = %s with shape '%s' instead" % (maxlen, maxlen.shape))
+        row_vector = apply_op("Range", start=constant(0, maxlen.dtype), limit=maxlen,
+                              delta=constant(1, maxlen.dtype))
+        # maxlen >= max(lengths), so the lengths fit maxlen's dtype.
+        matrix = apply_op("Cast", x=expand_dims(lengths, -1), DstT=maxlen.dtype)
+        result = apply_op("Less", x=row_vector, y=matrix)
+        if dtype is None or result.dtype.base_dtype == dtypes.as_dtype(dtype).base_dtype:
+            return result
+        return apply_op("Cast", x=result, DstT=dtype)
+
+
+def _all_dimensions(x):
+    """[0, 1, ..., rank - 1] of `x`: a constant when its rank is known."""
+    if x.shape.ndims is not None:
+        return constant(np.arange(x.shape.ndims, dtype=np.int32))
+    return apply_op("Range", start=0, limit=rank(x), delta=1)
+
+
+def parallel_stack(values, name="parallel_stack"):
+    """`stack(values)` as one ParallelConcat, which may copy each input as soon as it is
+    ready; every value must have the first one's fully known shape."""
+    with ops.name_scope(name):
+        value_shape = convert_to_tensor(values[0]).shape
+        output_shape = tensor_shape.TensorShape([len(values)]).concatenate(value_shape)
+        return apply_op("ParallelConcat", values=[expand_dims(v, 0) for v in values],
+                        shape=output_shape)
+
+
+def repeat(input, repeats, axis=None, name=None):  # noqa: A002 - TF's argument name
+    """Each element (each slice along `axis`) of `input` repeated `repeats` times.
+
+    `repeats` is one count for all, or one per slice. Without `axis`, `input`
+    is flattened first. As in TensorFlow: tile every slice max(repeats) times,
+    then keep the first repeats[i] copies of slice i with a sequence_mask.
+    """
+    if axis is None:
+        input = reshape(input, [-1])  # noqa: A001
+        axis = 0
+    if not isinstance(axis, int):
+        raise TypeError("axis must be an int; got %s" % type(axis).__name__)
+    with ops.name_scope(name, "Repeat", [input, repeats]):
+        data = convert_to_tensor(input, name="data")
+        repeats = convert_to_tensor(repeats, name="repeats")
+        if not repeats.dtype.is_integer:
+            raise TypeError("repeats must be an integer tensor, got %s" % repeats.dtype)
+        repeats = _cast(repeats, dtypes.int32)
+        common_shapes.with_rank_at_most(repeats.shape, 1)
+        if data.shape.ndims == 0:
+            data = reshape(data, [1])
+        data_shape = shape(data, out_type=repeats.dtype)
+        if data.shape.ndims is None:
+            raise ValueError("repeat needs the rank of `input` to be known")
+        if not -data.shape.ndims <= axis < data.shape.ndims:
+            raise ValueError("axis=%d out of bounds: expected %d<=axis<%d"
+                             % (axis, -data.shape.ndims, data.shape.ndims))
+        axis %= data.shape.ndims
+        if repeats.shape.num_elements() == 1:
+            return _repeat_each_by(data, data_shape, reshape(repeats, []), axis)
+        return _repeat_by_counts(data, data_shape, repeats, axis)
+
+
+def _repeat_each_by(data, data_shape, count, axis):
+    """Every slice repeated `count` times: a tile of a new dimension, reshaped away."""
+    tiled = _tile_one_dimension(expand_dims(data, axis + 1), axis + 1, count)
+    result_shape = concat([data_shape[:axis], [count * data_shape[axis]],
+                           data_shape[axis + 1:]], axis=0)
+    return reshape(tiled, result_shape)
+
+
+def _repeat_by_counts(data, data_shape, repeats, axis):
+    if repeats.shape.ndims == 1:
+        data.shape.dims[axis].assert_is_compatible_with(repeats.shape[0])
+    repeats = broadcast_to(repeats, [data_shape[axis]])
+    max_repeat = apply_op("Max", input=repeats, reduction_indices=_all_dimensions(repeats),
+                          keep_dims=False)
+    max_repeat = apply_op("Maximum", x=convert_to_tensor(0, name="zero", dtype=max_repeat.dtype),
+                          y=max_repeat)
+    mask = sequence_mask(repeats, max_repeat)
+    tiled = _tile_one_dimension(expand_dims(data, axis + 1), axis + 1, max_repeat)
+    # The mask keeps repeats[i] copies of slice i, and flattens the dims up to `axis`.
+    result = boolean_mask(tiled, mask, axis=axis)
+    new_axis_size = 0 if repeats.shape[0].value == 0 else None
+    result.set_shape(data.shape[:axis].concatenate([new_axis_size]).concatenate(
+        data.shape[axis + 1:]))
+    return result
+
+
+def _tile_one_dimension(data, axis, multiple):
+    multiples = [1] * data.shape.ndims
+    multiples[axis] = multiple
+    return tile(data, multiples)
+
+
+# =============================================================================
+# Gathering and choosing: batch_gather, where_v2
+# =============================================================================
+
+
+def batch_gather(params, indices, name=None):
+    """Deprecated: `gather(params, indices, axis=k, batch_dims=k)`, k = rank(indices) - 1:
+    each row of indices picks from its own row of params."""
+    with ops.name_scope(name, "BatchGather", [params, indices]):
+        indices = convert_to_tensor(indices, name="indices")
+        params = convert_to_tensor(params, name="params")
+        if indices.shape.ndims is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        batch_dims = indices.shape.ndims - 1
+        return gather(params, indices, axis=batch_dims, batch_dims=batch_dims)
+
+
+def where_v2(condition, x=None, y=None, name=None):
+    """TF2's `tf.where`: x where `condition`, else y, the three broadcast against each other.
+
+    With only `condition`: the coordinates of its true elements, as `tf.where`.
+    """
+    if x is None and y is None:
+        return where_coordinates(condition, name)
+    if x is not None and y is not None:
+        return apply_op("SelectV2", name=name, condition=condition, t=x, e=y)
+    raise ValueError("x and y must both be non-None or both be None.")
+
+
+def where_coordinates(condition, name=None):
+    """The coordinates of the true elements of `condition` (`tf.where` of one argument)."""
+    with ops.name_scope(name, "Where", [condition]) as scope:
+        condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool, name="condition")
+        return apply_op("Where", name=scope, input=condition)
+
+
+# =============================================================================
+# Tensor scatters: a new tensor with updates written at indices
+# =============================================================================
+
+
+def tensor_scatter_nd_update(tensor, indices, updates, name=None):
+    """A copy of `tensor` with updates[i] at the index vector indices[i] (`scatter_nd`
+    into an existing tensor, not zeros). Of a repeated index one update is kept."""
+    return _tensor_scatter("TensorScatterUpdate", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_add(tensor, indices, updates, name=None):
+    """A copy of `tensor` with updates[i] added at indices[i] (repeated indices add up)."""
+    return _tensor_scatter("TensorScatterAdd", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_sub(tensor, indices, updates, name=None):
+    """A copy of `tensor` with updates[i] subtracted at indices[i]."""
+    return _tensor_scatter("TensorScatterSub", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_max(tensor, indices, updates, name=None):
+    """A copy of `tensor` holding max(tensor, updates[i]) at indices[i]."""
+    return _tensor_scatter("TensorScatterMax", tensor, indices, updates, name)
+
+
+def tensor_scatter_nd_min(tensor, indices, updates, name=None):
+    """A copy of `tensor` holding min(tensor, updates[i]) at indices[i]."""
+    return _tensor_scatter("TensorScatterMin", tensor, indices, updates, name)
+
+
+def _tensor_scatter(op_type, tensor, indices, updates, name):
+    return apply_op(op_type, name=name, tensor=tensor, indices=indices, updates=updates)
+
+
+tensor_scatter_update = tensor_scatter_nd_update  # TF 1.15's names
+tensor_scatter_add = tensor_scatter_nd_add
+tensor_scatter_sub = tensor_scatter_nd_sub
+
+
+def ensure_shape(x, shape, name=None):
+    """`x`, checked when it runs to have a shape compatible with `shape` (an
+    InvalidArgumentError if not), and known from now on to have it."""
+    if not isinstance(shape, tensor_shape.TensorShape):
+        shape = tensor_shape.TensorShape(shape)
+    return apply_op("EnsureShape", name=name, input=x, shape=shape)
+
+
+def sparse_mask(a, mask_indices, name=None):
+    """The IndexedSlices `a` without the slices whose indices are in `mask_indices`."""
+    with ops.name_scope(name, "sparse_mask", [a, mask_indices]) as name:
+        out_indices, to_gather = setdiff1d(a.indices, mask_indices)
+        out_values = gather(a.values, to_gather, name=name)
+        return sparse_tensor.IndexedSlices(out_values, out_indices, a.dense_shape)
+
+
+# =============================================================================
+# Partitioning and stitching: dynamic_partition, dynamic_stitch
+# =============================================================================
+
+
+def dynamic_partition(data, partitions, num_partitions, name=None):
+    """`num_partitions` tensors: the slices data[k] with partitions[k] == p go to the p-th,
+    in order. `partitions` covers a prefix of data's shape."""
+    return apply_op("DynamicPartition", name=name, data=data, partitions=partitions,
+                    num_partitions=num_partitions)
+
+
+def dynamic_stitch(indices, data, name=None):
+    """One tensor merged from the pieces: merged[indices[m][i]] = data[m][i]; where an index
+    repeats, the piece listed last wins (`dynamic_partition` undone)."""
+    return apply_op("DynamicStitch", name=name, indices=indices, data=data)
+
+
+# =============================================================================
+# Reordering and reinterpreting: reverse_sequence, unravel_index, bitcast, ...
+# =============================================================================
+
+
+def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None,  # noqa: A002
+                     seq_dim=None, batch_dim=None):
+    """For each slice b along `batch_axis`, its first seq_lengths[b] elements along
+    `seq_axis` reversed, the rest left as they are (reversing padded sequences)."""
+    seq_axis = _deprecated_argument_lookup("seq_axis", seq_axis, "seq_dim", seq_dim)
+    batch_axis = _deprecated_argument_lookup("batch_axis", batch_axis, "batch_dim", batch_dim)
+    attrs = {} if batch_axis is None else {"batch_dim": batch_axis}
+    return apply_op("ReverseSequence", name=name, input=input, seq_lengths=seq_lengths,
+                    seq_dim=seq_axis, **attrs)
+
+
+def roll(input, shift, axis, name=None):  # noqa: A002 - TF's argument name
+    """`input` shifted by `shift` along each of `axis`, what falls off one end coming back
+    at the other (shifts along a repeated axis add up)."""
+    return apply_op("Roll", name=name, input=input, shift=shift, axis=axis)
+
+
+def unravel_index(indices, dims, name=None):
+    """The coordinates in a tensor of shape `dims` of each flat (row-major) index:
+    [len(dims)] for a scalar index, [len(dims), n] for n of them."""
+    return apply_op("UnravelIndex", name=name, indices=indices, dims=dims)
+
+
+def bitcast(input, type, name=None):  # noqa: A002 - TF's argument names
+    """The bytes of `input` seen as `type`, no copy of values: a wider input gains an inner
+    dimension (int32 -> uint8: [..., 4]), a narrower one loses it."""
+    return apply_op("Bitcast", name=name, input=input, type=type)
+
+
+def guarantee_const(input, name=None):  # noqa: A002 - TF's argument name
+    """`input`, with the promise that its value never changes while the graph runs."""
+    return apply_op("GuaranteeConst", name=name, input=input)
+
+
+def fingerprint(data, method="farmhash64", name=None):
+    """Eight bytes (uint8) of FarmHash Fingerprint64 per row of `data`; stable forever."""
+    return apply_op("Fingerprint", name=name, data=data, method=method)
+
+
+# =============================================================================
+# Moving blocks of space: space_to_batch, batch_to_space, space_to_depth, patches
+# =============================================================================
+
+
+def space_to_batch_nd(input, block_shape, paddings, name=None):  # noqa: A002
+    """The M spatial dims of `input` padded, cut into blocks of `block_shape`, and the
+    position inside each block moved to the batch: [batch * prod(block), dims / block, ...]."""
+    return apply_op("SpaceToBatchND", name=name, input=input, block_shape=block_shape,
+                    paddings=paddings)
+
+
+def batch_to_space_nd(input, block_shape, crops, name=None):  # noqa: A002
+    """`space_to_batch_nd` undone: the batch split into blocks put back in space, then cropped."""
+    return apply_op("BatchToSpaceND", name=name, input=input, block_shape=block_shape,
+                    crops=crops)
+
+
+def space_to_batch(input, paddings, block_size=None, name=None, block_shape=None):  # noqa: A002
+    """`space_to_batch_nd` of a 4-D [batch, height, width, depth] with a square block."""
+    block_size = _deprecated_argument_lookup("block_shape", block_shape, "block_size",
+                                             block_size)
+    return _with_rank_4(space_to_batch_nd(input, _square(block_size), paddings, name=name))
+
+
+def batch_to_space(input, crops, block_size, name=None, block_shape=None):  # noqa: A002
+    """`batch_to_space_nd` of a 4-D [batch, height, width, depth] with a square block."""
+    block_size = _deprecated_argument_lookup("block_shape", block_shape, "block_size",
+                                             block_size)
+    return _with_rank_4(batch_to_space_nd(input, _square(block_size), crops, name=name))
+
+
+def _square(block_size):
+    return np.array([block_size, block_size], dtype=np.int64)
+
+
+def _with_rank_4(result):
+    result.set_shape(result.shape.with_rank(4))
+    return result
+
+
+def required_space_to_batch_paddings(input_shape, block_shape, base_paddings=None, name=None):
+    """(paddings, crops) that make each of `input_shape` (plus `base_paddings`) divisible
+    by `block_shape` for space_to_batch_nd, and undo the extra in batch_to_space_nd."""
+    with ops.name_scope(name, "required_space_to_batch_paddings", [input_shape, block_shape]):
+        input_shape = convert_to_tensor(input_shape, dtype=dtypes.int32, name="input_shape")
+        block_shape = convert_to_tensor(block_shape, dtype=dtypes.int32, name="block_shape")
+        block_shape.shape.assert_is_fully_defined()
+        block_shape.shape.assert_has_rank(1)
+        num_block_dims = block_shape.shape[0].value
+        if num_block_dims == 0:
+            return zeros([0, 2], dtypes.int32), zeros([0, 2], dtypes.int32)
+        input_shape.shape.assert_is_compatible_with([num_block_dims])
+        if base_paddings is not None:
+            base_paddings = convert_to_tensor(base_paddings, dtype=dtypes.int32,
+                                              name="base_paddings")
+            base_paddings.shape.assert_is_compatible_with([num_block_dims, 2])
+        else:
+            base_paddings = zeros([num_block_dims, 2], dtypes.int32)
+        known = [tensor_util.constant_value(t) for t in (block_shape, input_shape, base_paddings)]
+        if all(k is not None for k in known):
+            # Known while building: the same arithmetic on NumPy arrays gives constants.
+            block_shape, input_shape, base_paddings = known
+        pad_start = base_paddings[:, 0]
+        orig_pad_end = base_paddings[:, 1]
+        full_input_shape = input_shape + pad_start + orig_pad_end
+        pad_end_extra = (block_shape - full_input_shape % block_shape) % block_shape
+        pad_end = orig_pad_end + pad_end_extra
+        paddings = stack([[pad_start[i], pad_end[i]] for i in range(num_block_dims)],
+                         name="paddings")
+        crops = stack([[0, pad_end_extra[i]] for i in range(num_block_dims)], name="crops")
+        return paddings, crops
+
+
+def space_to_depth(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """Each block_size x block_size patch of pixels moved into the depth:
+    [n, h, w, c] -> [n, h / b, w / b, c * b * b]."""
+    return apply_op("SpaceToDepth", name=name, input=input, block_size=block_size,
+                    data_format=data_format)
+
+
+def depth_to_space(input, block_size, name=None, data_format="NHWC"):  # noqa: A002
+    """`space_to_depth` undone: [n, h, w, c] -> [n, h * b, w * b, c / (b * b)]."""
+    return apply_op("DepthToSpace", name=name, input=input, block_size=block_size,
+                    data_format=data_format)
+
+
+def extract_image_patches(images, ksizes=None, strides=None, rates=None, padding=None,
+                          name=None, sizes=None):
+    """Every window a convolution with `ksizes` (`sizes`), `strides`, `rates` and `padding`
+    would see, laid out in the depth: [batch, out_rows, out_cols, k_rows * k_cols * depth]."""
+    ksizes = _deprecated_argument_lookup("sizes", sizes, "ksizes", ksizes)
+    return apply_op("ExtractImagePatches", name=name, images=images, ksizes=ksizes,
+                    strides=strides, rates=rates, padding=padding)
+
+
+def extract_volume_patches(input, ksizes, strides, padding, name=None):  # noqa: A002
+    """`extract_image_patches` in three spatial dimensions (no rates)."""
+    return apply_op("ExtractVolumePatches", name=name, input=input, ksizes=ksizes,
+                    strides=strides, padding=padding)

@@ -357,10 +357,7 @@ def where(condition, x=None, y=None, name=None):
     (matching its first dimension), or is a scalar choosing all of `x` or `y`.
     """
     if x is None and y is None:
-        with ops.name_scope(name, "Where", [condition]) as scope:
-            condition = convert_to_tensor(condition, preferred_dtype=dtypes.bool,
-                                          name="condition")
-            return apply_op("Where", name=scope, input=condition)
+        return array_ops.where_coordinates(condition, name)
     if x is not None and y is not None:
         return apply_op("Select", name=name, condition=condition, t=x, e=y)
     raise ValueError("x and y must both be non-None or both be None.")

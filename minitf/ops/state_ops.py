@@ -20,6 +20,8 @@ from minitf.graph import dtypes
 from minitf.graph import ops
 from minitf.graph.op_def_library import apply_op
 from minitf.graph.tensor_conversion import convert_to_tensor
+from minitf.ops import array_ops
+from minitf.ops import math_ops
 
 __all__ = ["assign", "assign_add", "assign_sub", "scatter_update", "scatter_add",
            "scatter_sub", "count_up_to"]
@@ -126,6 +128,65 @@ def scatter_add(ref, indices, updates, use_locking=False, name=None):
 def scatter_sub(ref, indices, updates, use_locking=False, name=None):
     """`ref[indices[i], ...] -= updates[i, ...]` in place; repeated indices all subtract."""
     return _scatter("ScatterSub", ref, indices, updates, use_locking, name)
+
+
+def _scatter_function(op_type, name, use_locking_default, doc):
+    """A constructor `name(ref, indices, updates, use_locking, name)` of the ref op `op_type`."""
+    def scatter(ref, indices, updates, use_locking=use_locking_default, name=None):
+        return _scatter(op_type, ref, indices, updates, use_locking, name)
+    scatter.__name__ = scatter.__qualname__ = name
+    scatter.__doc__ = doc
+    return scatter
+
+
+# The nd forms take each indices[i] as a vector of the first indices.shape[-1]
+# coordinates of ref, naming one element (all coordinates) or a whole slice.
+(scatter_mul, scatter_div, scatter_max, scatter_min,
+ scatter_nd_update, scatter_nd_add, scatter_nd_sub) = (
+    _scatter_function(op_type, name, use_locking, doc)
+    for name, op_type, use_locking, doc in [
+        ("scatter_mul", "ScatterMul", False,
+         "`ref[indices[i], ...] *= updates[i, ...]` in place; repeated indices all multiply."),
+        ("scatter_div", "ScatterDiv", False,
+         "`ref[indices[i], ...] /= updates[i, ...]` in place (integers truncate toward zero)."),
+        ("scatter_max", "ScatterMax", False,
+         "`ref[indices[i], ...] = max(ref[indices[i], ...], updates[i, ...])` in place."),
+        ("scatter_min", "ScatterMin", False,
+         "`ref[indices[i], ...] = min(ref[indices[i], ...], updates[i, ...])` in place."),
+        ("scatter_nd_update", "ScatterNdUpdate", True,
+         "`ref[indices[i]] = updates[i]` in place, indices[i] a vector of coordinates."),
+        ("scatter_nd_add", "ScatterNdAdd", False,
+         "`ref[indices[i]] += updates[i]` in place; repeated indices all add up."),
+        ("scatter_nd_sub", "ScatterNdSub", False,
+         "`ref[indices[i]] -= updates[i]` in place; repeated indices all subtract."),
+    ])
+
+
+def batch_scatter_update(ref, indices, updates, use_locking=True, name=None):
+    """`ref[i..., indices[i..., j]] = updates[i..., j]`: each row of `indices` picks the
+    positions of its own row of `ref` (a scatter_update per batch entry).
+
+    As in TensorFlow: the leading coordinates are ranges broadcast over
+    indices' shape, concatenated with indices into one scatter_nd_update.
+    """
+    with ops.name_scope(name):
+        indices = math_ops.cast(convert_to_tensor(indices, name="indices"), dtypes.int64)
+        indices_shape = array_ops.shape(indices)
+        indices_dimensions = indices.shape.ndims
+        if indices_dimensions is None:
+            raise ValueError("batch_gather does not allow indices with unknown shape.")
+        nd_indices = array_ops.expand_dims(indices, axis=-1)
+        nd_indices_list = []
+        for dimension in range(indices_dimensions - 1):
+            shape_to_broadcast = [1] * (indices_dimensions + 1)
+            shape_to_broadcast[dimension] = indices_shape[dimension]
+            dimension_range = math_ops.cast(array_ops.reshape(
+                math_ops.range(0, indices_shape[dimension], 1), shape_to_broadcast),
+                dtypes.int64)
+            nd_indices_list.append(dimension_range * array_ops.ones_like(nd_indices))
+        nd_indices_list.append(nd_indices)
+        final_indices = array_ops.concat(nd_indices_list, axis=-1)
+        return scatter_nd_update(ref, final_indices, updates, use_locking=use_locking)
 
 
 def is_variable_initialized(ref, name=None):

@@ -226,6 +226,76 @@ GRADIENT_CASES = {
         Case("partitioned_embedding_lookup", lambda p0, p1: tf.nn.embedding_lookup(
             [p0, p1], [[3, 0], [2, 3]]), V(2, 2), V(2, 2)),
     ],
+    "BroadcastTo": [
+        Case("rows", lambda x: tf.broadcast_to(x, [3, 2]), V(2)),
+        Case("both_ways", lambda x: tf.broadcast_to(x, [2, 3, 4]), V(3, 1)),
+        Case("dynamic", lambda x: tf.broadcast_to(x, [2, 3]), V(1, 3), static=False),
+    ],
+    "Roll": [
+        Case("vector", lambda x: tf.roll(x, 2, 0), V(5)),
+        Case("two_axes", lambda x: tf.roll(x, [1, -1], [0, 1]), V(3, 4)),
+    ],
+    "ReverseSequence": [
+        Case("rows", lambda x: tf.reverse_sequence(x, [2, 3], seq_axis=1, batch_axis=0),
+             V(2, 4)),
+        Case("batch_second", lambda x: tf.reverse_sequence(x, [1, 3, 2], seq_axis=0,
+                                                            batch_axis=1), V(3, 3, 2)),
+    ],
+    "EnsureShape": [
+        Case("matrix", lambda x: tf.ensure_shape(x, [None, 3]) * x, V(2, 3)),
+    ],
+    "DynamicStitch": [
+        Case("two_pieces", lambda a, b: tf.dynamic_stitch([[0, 3], [2, 1]], [a, b]),
+             V(2), V(2)),
+        Case("rows", lambda a, b: tf.dynamic_stitch([[2], [0, 1]], [a, b]), V(1, 3), V(2, 3)),
+    ],
+    "TensorScatterUpdate": [
+        Case("rows", lambda t, u: tf.tensor_scatter_nd_update(t, [[0], [2]], u), V(3, 2),
+             V(2, 2, offset=5.0)),
+        Case("elements", lambda t, u: tf.tensor_scatter_nd_update(t, [[0, 1], [1, 0]], u),
+             V(2, 2), V(2, offset=5.0)),
+    ],
+    "TensorScatterAdd": [
+        Case("repeated_index", lambda t, u: tf.tensor_scatter_nd_add(t, [[1], [1], [0]], u),
+             V(3), V(3, offset=5.0)),
+    ],
+    "TensorScatterSub": [
+        Case("rows", lambda t, u: tf.tensor_scatter_nd_sub(t, [[2], [0]], u), V(3, 2),
+             V(2, 2, offset=5.0)),
+    ],
+    "TensorScatterMax": [
+        # 0.1 and 0.47 win over the updates, the updates 5.0 and 5.37 win elsewhere.
+        Case("mixed_winners", lambda t, u: tf.tensor_scatter_nd_max(t, [[0], [2], [3]], u),
+             V(4), np.array([-1.0, 5.0, 5.37])),
+    ],
+    "TensorScatterMin": [
+        Case("mixed_winners", lambda t, u: tf.tensor_scatter_nd_min(t, [[0], [2], [3]], u),
+             V(4), np.array([-1.0, 5.0, -5.37])),
+    ],
+    "SpaceToBatchND": [
+        Case("padded", lambda x: tf.space_to_batch_nd(x, [2, 2], [[0, 0], [1, 1]]),
+             V(1, 4, 2, 1)),
+    ],
+    "BatchToSpaceND": [
+        Case("cropped", lambda x: tf.batch_to_space_nd(x, [2, 2], [[0, 0], [1, 1]]),
+             V(4, 2, 2, 1)),
+    ],
+    "SpaceToDepth": [
+        Case("2x2", lambda x: tf.space_to_depth(x, 2), V(1, 4, 4, 2)),
+    ],
+    "DepthToSpace": [
+        Case("2x2", lambda x: tf.depth_to_space(x, 2), V(1, 2, 2, 8)),
+    ],
+    "ExtractImagePatches": [
+        Case("overlapping_same", lambda x: tf.extract_image_patches(
+            x, [1, 2, 3, 1], [1, 1, 2, 1], [1, 1, 1, 1], "SAME"), V(2, 3, 4, 2)),
+        Case("dilated_valid", lambda x: tf.extract_image_patches(
+            x, [1, 2, 2, 1], [1, 1, 1, 1], [1, 2, 1, 1], "VALID"), V(1, 4, 3, 1)),
+    ],
+    "ExtractVolumePatches": [
+        Case("valid", lambda x: tf.extract_volume_patches(
+            x, [1, 2, 2, 1, 1], [1, 1, 1, 1, 1], "VALID"), V(1, 3, 2, 2, 2)),
+    ],
     "Fill": [
         Case("matrix", lambda v: tf.fill([2, 3], v), V()),
         Case("weighted", lambda v: tf.fill([4], v) * tf.constant([1.0, 2.0, 3.0, 4.0],

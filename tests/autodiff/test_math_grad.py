@@ -216,6 +216,18 @@ def select_cases():
     ]
 
 
+def select_v2_cases():
+    condition = np.array([[True, False, True], [False, False, True]])
+    return [
+        Case(lambda x, y: tf.where_v2(condition, x, y), uniform([2, 3], seed=1),
+             uniform([2, 3], seed=2), label="elementwise"),
+        Case(lambda x, y: tf.where_v2(condition, x, y), uniform([3], seed=3),
+             uniform([2, 1], seed=4), label="broadcast_branches"),
+        Case(lambda x, y: tf.where_v2([True, False], x, y), uniform([3, 1], seed=5),
+             uniform([], seed=6), static=False, label="dynamic_shapes"),
+    ]
+
+
 def cast_cases():
     # float32 keeps ~7 digits, float16 ~3: finite differences are only that precise.
     return [
@@ -288,6 +300,7 @@ GRADIENT_CASES = {
     # --- cast, select, add_n --------------------------------------------------------
     "Cast": cast_cases(),
     "Select": select_cases(),
+    "SelectV2": select_v2_cases(),
     "AddN": [Case(lambda x, y, z: tf.add_n([x, y, z]), uniform([2, 3], seed=1),
                   uniform([2, 3], seed=2), uniform([2, 3], seed=3)),
              Case(lambda x, y: tf.add_n([x, y, x]), uniform([], seed=4), uniform([], seed=5),

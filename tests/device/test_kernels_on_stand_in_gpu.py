@@ -391,6 +391,73 @@ for _name, (_make, _dense_op, _sparse_op) in OPTIMIZERS.items():
         case(_op)(_build)
 
 
+@case("BroadcastTo", "BroadcastArgs", "SelectV2", "ParallelConcat", "GuaranteeConst")
+def broadcasting_and_choosing(other):
+    a = tf.constant(MATRIX)
+    shape = apply_op("BroadcastArgs", s0=tf.constant([3, 1]), s1=tf.constant([4]))
+    return Case([tf.broadcast_to(tf.constant(f32(1, 2, 3, 4)), shape),
+                 tf.where_v2(a > 0.0, a, tf.constant(f32(9))),
+                 tf.parallel_stack([a, -a]), tf.guarantee_const(a)])
+
+
+@case("Roll", "ReverseSequence", "Bitcast", "UnravelIndex", "DynamicStitch")
+def reordering(other):
+    a = tf.constant(MATRIX)
+    return Case([tf.roll(a, [1, -2], [0, 1]),
+                 tf.reverse_sequence(a, tf.constant([2, 4, 1], tf.int64), 1, 0),
+                 tf.bitcast(a, tf.uint8), tf.unravel_index(tf.constant([5, 11]), [3, 4]),
+                 tf.dynamic_stitch([tf.constant([1]), tf.constant([0, 1])], [a[:1], a[1:]])])
+
+
+@case("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub", "TensorScatterMax",
+      "TensorScatterMin")
+def tensor_scatters(other):
+    a, rows = tf.constant(MATRIX), tf.constant(POSITIVE[:2])
+    indices = tf.constant([[2], [0]])
+    return Case([scatter(a, indices, rows) for scatter in (
+        tf.tensor_scatter_nd_update, tf.tensor_scatter_nd_add, tf.tensor_scatter_nd_sub,
+        tf.tensor_scatter_nd_max, tf.tensor_scatter_nd_min)])
+
+
+@case("UniqueWithCounts", "ListDiff", "LowerBound", "UpperBound")
+def sets_and_searches(other):
+    x = tf.constant([4, 1, 4, 2, 1, 4])
+    sequence = tf.constant(np.sort(MATRIX, axis=1))
+    return Case([list(tf.unique_with_counts(x)), list(tf.setdiff1d(x, tf.constant([1]))),
+                 tf.searchsorted(sequence, tf.constant(MATRIX[:, :2])),
+                 tf.searchsorted(sequence, tf.constant(MATRIX[:, :2]), side="right")])
+
+
+@case("SpaceToBatchND", "BatchToSpaceND", "SpaceToDepth", "DepthToSpace",
+      "ExtractImagePatches", "ExtractVolumePatches")
+def moving_blocks_of_space(other):
+    images = tf.constant(IMAGES)
+    batched = tf.space_to_batch_nd(images, [2, 3], [[0, 0], [1, 2]])
+    return Case([batched, tf.batch_to_space_nd(batched, [2, 3], [[0, 0], [1, 2]]),
+                 tf.depth_to_space(tf.space_to_depth(images, 2), 2),
+                 tf.extract_image_patches(images, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1],
+                                          "SAME"),
+                 tf.extract_volume_patches(tf.reshape(images, [1, 2, 6, 6, 3]),
+                                           [1, 1, 2, 2, 1], [1, 1, 2, 1, 1], "VALID")])
+
+
+@case("ScatterMul", "ScatterDiv", "ScatterMax", "ScatterMin", "ScatterNdUpdate",
+      "ScatterNdAdd", "ScatterNdSub", "EnsureShape")
+def more_variable_updates(other):
+    v = tf.Variable(POSITIVE, name="v")
+    counts = tf.Variable(np.array([7, -7, 9], np.int32), name="counts")
+    updates = [tf.scatter_mul(v, [0, 0], tf.constant(POSITIVE[:2])),
+               tf.scatter_div(v, [1], tf.constant(POSITIVE[2:])),
+               tf.scatter_div(counts, [0, 1, 2], tf.constant([2, 2, -4])),
+               tf.scatter_max(v, [2], tf.constant(MATRIX[:1])),
+               tf.scatter_min(v, [0], tf.constant(MATRIX[1:2])),
+               tf.scatter_nd_update(v, [[0, 1], [2, 3]], tf.constant(f32(5, 6))),
+               tf.scatter_nd_add(v, [[1], [1]], tf.constant(MATRIX[:2])),
+               tf.scatter_nd_sub(v, [[2, 0]], tf.constant(f32(1)))]
+    return Case(updates, before=[[v.initializer, counts.initializer]],
+                after=[tf.ensure_shape(v, [3, None]), counts])
+
+
 # --- running them ----------------------------------------------------------------------------
 
 class Outcome:

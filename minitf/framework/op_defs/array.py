@@ -20,10 +20,13 @@ from minitf.framework.common_shapes import (
     constant_int,
     constant_ints,
     merge_dim_in_shapes,
+    merge_dims,
+    merge_shapes,
     shape_from_shape_tensor,
     shape_text,
     with_rank,
     with_rank_at_least,
+    with_rank_at_most,
 )
 from minitf.framework.op_def import register_op
 from minitf.framework.strided_slice import STRIDED_SLICE_MASKS, plan_strided_slice
@@ -656,10 +659,9 @@ def _scatter_nd_shape(op):
     indices_shape = with_rank_at_least(op.inputs[0].shape, 1)
     updates_shape = op.inputs[1].shape
     output_shape = shape_from_shape_tensor(op.inputs[2])
-    depth = indices_shape[-1].value if indices_shape.ndims is not None else None
-    if depth is None or updates_shape.ndims is None or output_shape.ndims is None:
+    if not _scatter_ranks_known(indices_shape, updates_shape, output_shape):
         return [output_shape]
-    outer = indices_shape.ndims - 1
+    depth, outer = indices_shape[-1].value, indices_shape.ndims - 1
     _check_compatible(indices_shape[:outer], updates_shape[:outer],
                       "The outer %d dimensions of indices.shape=%s must match the outer %d "
                       "dimensions of updates.shape=%s" % (outer, shape_text(indices_shape), outer,
@@ -670,6 +672,12 @@ def _scatter_nd_shape(op):
                           output_shape.ndims - depth, shape_text(output_shape),
                           updates_shape.ndims - outer, shape_text(updates_shape)))
     return [output_shape]
+
+
+def _scatter_ranks_known(indices_shape, updates_shape, output_shape):
+    """Whether the index depth and the ranks of updates and output are known."""
+    return (indices_shape.ndims is not None and indices_shape[-1].value is not None
+            and updates_shape.ndims is not None and output_shape.ndims is not None)
 
 
 def _check_compatible(a, b, message):
@@ -738,3 +746,443 @@ def _unique_shape(op):
 
 register_op("Unique").input("x: T").output("y: T").output("idx: out_idx").attr(
     "T: type").attr("out_idx: {int32, int64} = int32").set_shape_fn(_unique_shape)
+
+
+# =============================================================================
+# Broadcasting: BroadcastTo, BroadcastArgs
+# =============================================================================
+
+def _broadcast_to_shape(op):
+    """The target shape; each known dim of the input must be 1 or equal the target's."""
+    in_shape = op.inputs[0].shape
+    target = shape_from_shape_tensor(op.inputs[1])
+    if target.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if in_shape.ndims is None:
+        return [target]
+    with_rank_at_most(in_shape, target.ndims)
+    offset = target.ndims - in_shape.ndims
+    for i, d in enumerate(in_shape.as_list()):
+        wanted = target[offset + i].value
+        if d is not None and wanted is not None and d != 1 and d != wanted:
+            raise ValueError("Dimensions must be equal, but are %d and %d" % (d, wanted))
+    return [target]
+
+
+register_op("BroadcastTo").input("input: T").input("shape: Tidx").output("output: T").attr(
+    "T: type").attr("Tidx: " + _INDEX_TYPES).set_shape_fn(_broadcast_to_shape)
+
+
+def _broadcast_args_shape(op):
+    """A vector as long as the longer of the two shapes (unknown if either length is)."""
+    lengths = [with_rank(t.shape, 1)[0].value for t in op.inputs]
+    return [tensor_shape.TensorShape([None if None in lengths else max(lengths)])]
+
+
+register_op("BroadcastArgs").input("s0: T").input("s1: T").output("r0: T").attr(
+    "T: " + _INDEX_TYPES).set_shape_fn(_broadcast_args_shape)
+
+
+# =============================================================================
+# More joining and reordering: ParallelConcat, ReverseSequence, Roll, Bitcast
+# =============================================================================
+
+def _parallel_concat_shape(op):
+    """The `shape` attr; every input is one row of it ([1] + the rest)."""
+    shape = op.get_attr("shape")
+    row = tensor_shape.TensorShape([1]).concatenate(shape[1:]) if shape.ndims else shape
+    for t in op.inputs:
+        if t.shape.ndims is not None and shape.ndims is not None:
+            merge_shapes(t.shape, row)
+    return [shape]
+
+
+register_op("ParallelConcat").input("values: N * T").output("output: T").attr(
+    "N: int >= 1").attr("T: type").attr("shape: shape").set_shape_fn(_parallel_concat_shape)
+
+
+def _reverse_sequence_shape(op):
+    in_shape, lengths_shape = op.inputs[0].shape, with_rank(op.inputs[1].shape, 1)
+    if in_shape.ndims is None:
+        return [in_shape]
+    seq_dim, batch_dim = op.get_attr("seq_dim"), op.get_attr("batch_dim")
+    rank = in_shape.ndims
+    if not (-rank <= batch_dim < rank and -rank <= seq_dim < rank):
+        raise ValueError("batch_dim %d and seq_dim %d must be in [%d, %d)"
+                         % (batch_dim, seq_dim, -rank, rank))
+    merge_dims(in_shape[batch_dim], lengths_shape[0])
+    return [in_shape]
+
+
+register_op("ReverseSequence").input("input: T").input("seq_lengths: Tlen").output(
+    "output: T").attr("seq_dim: int").attr("batch_dim: int = 0").attr("T: type").attr(
+    "Tlen: {int32, int64} = int64").set_shape_fn(_reverse_sequence_shape)
+
+
+def _roll_shape(op):
+    shift_shape = with_rank_at_most(op.inputs[1].shape, 1)
+    axis_shape = with_rank_at_most(op.inputs[2].shape, 1)
+    if shift_shape.ndims == 1 and axis_shape.ndims == 1:
+        merge_shapes(shift_shape, axis_shape)
+    return [op.inputs[0].shape]
+
+
+register_op("Roll").input("input: T").input("shift: Tshift").input("axis: Taxis").output(
+    "output: T").attr("T: type").attr("Tshift: {int32, int64}").attr(
+    "Taxis: {int32, int64}").set_shape_fn(_roll_shape)
+
+_BITCAST_TYPES = ("{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, "
+                  "uint32, uint64}")
+
+
+def _bitcast_shape(op):
+    """Same-sized types keep the shape; a wider input gains an inner dim, a narrower loses one."""
+    in_shape = op.inputs[0].shape
+    size_in = op.get_attr("T").size
+    size_out = op.get_attr("type").size
+    if in_shape.ndims is None or size_in == size_out:
+        return [in_shape]
+    if size_in > size_out:
+        return [in_shape.concatenate([size_in // size_out])]
+    dims = in_shape.as_list()
+    if not dims:
+        raise ValueError("Cannot bitcast from %d to %d due to shape: the input is a scalar"
+                         % (op.get_attr("T").as_datatype_enum,
+                            op.get_attr("type").as_datatype_enum))
+    if dims[-1] is not None and dims[-1] != size_out // size_in:
+        raise ValueError("Cannot bitcast from %d to %d due to shape. %d does not match %d"
+                         % (op.get_attr("T").as_datatype_enum,
+                            op.get_attr("type").as_datatype_enum, dims[-1],
+                            size_out // size_in))
+    return [tensor_shape.TensorShape(dims[:-1])]
+
+
+register_op("Bitcast").input("input: T").output("output: type").attr(
+    "T: " + _BITCAST_TYPES).attr("type: " + _BITCAST_TYPES).set_shape_fn(_bitcast_shape)
+
+# A promise that the input does not change while the graph runs (so it may be folded).
+def _ensure_shape_shape(op):
+    """The input's shape merged with the `shape` attr: a ValueError if they cannot agree."""
+    return [merge_shapes(op.inputs[0].shape, op.get_attr("shape"))]
+
+
+register_op("EnsureShape").input("input: T").output("output: T").attr("shape: shape").attr(
+    "T: type").set_shape_fn(_ensure_shape_shape)
+
+register_op("GuaranteeConst").input("input: T").output("output: T").attr(
+    "T: type").set_is_stateful().set_shape_fn(common_shapes.unchanged_shape)
+
+
+# =============================================================================
+# Indices: UnravelIndex, UniqueWithCounts, ListDiff, LowerBound, UpperBound
+# =============================================================================
+
+def _unravel_index_shape(op):
+    indices_shape = op.inputs[0].shape
+    dims_shape = with_rank(op.inputs[1].shape, 1)
+    if indices_shape.ndims == 0:
+        return [dims_shape]
+    if indices_shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    return [dims_shape.concatenate([indices_shape.num_elements()])]
+
+
+register_op("UnravelIndex").input("indices: Tidx").input("dims: Tidx").output(
+    "output: Tidx").attr("Tidx: " + _INDEX_TYPES).set_shape_fn(_unravel_index_shape)
+
+
+def _unique_with_counts_shape(op):
+    x_shape = with_rank(op.inputs[0].shape, 1)
+    return [tensor_shape.TensorShape([None]), x_shape, tensor_shape.TensorShape([None])]
+
+
+register_op("UniqueWithCounts").input("x: T").output("y: T").output("idx: out_idx").output(
+    "count: out_idx").attr("T: type").attr("out_idx: {int32, int64} = int32").set_shape_fn(
+    _unique_with_counts_shape)
+
+
+def _list_diff_shape(op):
+    for t in op.inputs:
+        with_rank(t.shape, 1)
+    return [tensor_shape.TensorShape([None])] * 2
+
+
+register_op("ListDiff").input("x: T").input("y: T").output("out: T").output(
+    "idx: out_idx").attr("T: type").attr("out_idx: {int32, int64} = int32").set_shape_fn(
+    _list_diff_shape)
+
+
+def _bound_shape(op):
+    """Rows of sorted values and rows of values to place in them: one index per value."""
+    sorted_shape = with_rank(op.inputs[0].shape, 2)
+    values_shape = with_rank(op.inputs[1].shape, 2)
+    merge_dims(sorted_shape[0], values_shape[0])
+    return [values_shape]
+
+
+for _op_type in ("LowerBound", "UpperBound"):
+    register_op(_op_type).input("sorted_inputs: T").input("values: T").output(
+        "output: out_type").attr("T: type").attr(
+        "out_type: {int32, int64} = int32").set_shape_fn(_bound_shape)
+
+
+# =============================================================================
+# Tensor scatters: TensorScatterUpdate, Add, Sub, Max, Min
+# =============================================================================
+
+def tensor_scatter_shape(op):
+    """The tensor's shape; updates must be indices.shape[:-1] + tensor.shape[depth:]."""
+    tensor_shape_, indices_shape, updates_shape = (t.shape for t in op.inputs)
+    indices_shape = with_rank_at_least(indices_shape, 1)
+    if not _scatter_ranks_known(indices_shape, updates_shape, tensor_shape_):
+        return [tensor_shape_]
+    depth, outer = indices_shape[-1].value, indices_shape.ndims - 1
+    _check_compatible(indices_shape[:outer], updates_shape[:outer],
+                      "Dimensions [0,%d) of indices[shape=%s] = %s must match dimensions "
+                      "[0,%d) of updates[shape=%s] = %s"
+                      % (outer, shape_text(indices_shape), shape_text(indices_shape[:outer]),
+                         outer, shape_text(updates_shape), shape_text(updates_shape[:outer])))
+    _check_compatible(tensor_shape_[depth:], updates_shape[outer:],
+                      "Dimensions [%d,%d) of input[shape=%s] = %s must match dimensions [%d,%d) "
+                      "of updates[shape=%s] = %s"
+                      % (depth, tensor_shape_.ndims, shape_text(tensor_shape_),
+                         shape_text(tensor_shape_[depth:]), outer, updates_shape.ndims,
+                         shape_text(updates_shape), shape_text(updates_shape[outer:])))
+    return [tensor_shape_]
+
+
+for _op_type in ("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub",
+                 "TensorScatterMax", "TensorScatterMin"):
+    register_op(_op_type).input("tensor: T").input("indices: Tindices").input(
+        "updates: T").output("output: T").attr("T: type").attr(
+        "Tindices: {int32, int64}").set_shape_fn(tensor_scatter_shape)
+
+
+# =============================================================================
+# Moving blocks between space, batch and depth: SpaceToBatchND, BatchToSpaceND,
+# SpaceToDepth, DepthToSpace
+# =============================================================================
+
+def _block_shape_and_pairs(op):
+    """(block sizes, [before, after] per block dim) when both are known while building."""
+    block_shape = with_rank(op.inputs[1].shape, 1)
+    pairs_shape = with_rank(op.inputs[2].shape, 2)
+    merge_dims(block_shape[0], pairs_shape[0])
+    if pairs_shape[1].value is not None and pairs_shape[1].value != 2:
+        raise ValueError("Dimension must be 2 but is %d" % pairs_shape[1].value)
+    block = constant_ints(op.inputs[1])
+    pairs = constant_value(op.inputs[2])
+    if block is not None and any(b < 1 for b in block):
+        raise ValueError("block_shape must be positive")
+    return block, None if pairs is None else np.asarray(pairs).reshape(-1, 2).tolist()
+
+
+def _block_op_shape(op, batch_size, spatial_size):
+    """The output shape of SpaceToBatchND or BatchToSpaceND: the batch and each block dim
+    as `batch_size(batch, prod(block))` and `spatial_size(dim, block, [before, after])`
+    give them; the dims after the block dims unchanged."""
+    in_shape = op.inputs[0].shape
+    block, pairs = _block_shape_and_pairs(op)
+    if in_shape.ndims is None or block is None:
+        return [tensor_shape.unknown_shape(in_shape.ndims)]
+    with_rank_at_least(in_shape, len(block) + 1)
+    dims = in_shape.as_list()
+    batch = None if dims[0] is None else batch_size(dims[0], math.prod(block))
+    spatial = [None if dims[1 + i] is None or pairs is None
+               else spatial_size(dims[1 + i], b, pairs[i]) for i, b in enumerate(block)]
+    return [tensor_shape.TensorShape([batch] + spatial + dims[1 + len(block):])]
+
+
+def _space_to_batch_nd_shape(op):
+    """Batch * prod(block); each padded block dim divided by its block size."""
+    return _block_op_shape(op, lambda batch, blocks: batch * blocks, _padded_blocks)
+
+
+def _padded_blocks(size, block, paddings):
+    if any(p < 0 for p in paddings):
+        raise ValueError("paddings must be non-negative")
+    padded = size + paddings[0] + paddings[1]
+    if padded % block:
+        raise ValueError("Dimension size must be evenly divisible by %d but is %d"
+                         % (block, padded))
+    return padded // block
+
+
+def _batch_to_space_nd_shape(op):
+    """Batch / prod(block); each block dim times its block size, less the crops."""
+    return _block_op_shape(op, _batch_of_blocks, _cropped_blocks)
+
+
+def _batch_of_blocks(batch, blocks):
+    if batch % blocks:
+        raise ValueError("Dimension size must be evenly divisible by %d but is %d"
+                         % (blocks, batch))
+    return batch // blocks
+
+
+def _cropped_blocks(size, block, crops):
+    if any(c < 0 for c in crops):
+        raise ValueError("crops must be non-negative")
+    cropped = size * block - crops[0] - crops[1]
+    if cropped < 0:
+        raise ValueError("Negative dimension size caused by subtracting %d from %d"
+                         % (crops[0] + crops[1], size * block))
+    return cropped
+
+
+register_op("SpaceToBatchND").input("input: T").input("block_shape: Tblock_shape").input(
+    "paddings: Tpaddings").output("output: T").attr("T: type").attr(
+    "Tblock_shape: " + _INDEX_TYPES).attr("Tpaddings: " + _INDEX_TYPES).set_shape_fn(
+    _space_to_batch_nd_shape)
+register_op("BatchToSpaceND").input("input: T").input("block_shape: Tblock_shape").input(
+    "crops: Tcrops").output("output: T").attr("T: type").attr(
+    "Tblock_shape: " + _INDEX_TYPES).attr("Tcrops: " + _INDEX_TYPES).set_shape_fn(
+    _batch_to_space_nd_shape)
+
+
+def _depth_shape(op, to_depth):
+    """NHWC (or NCHW): H and W divided (or multiplied) by the block, C the other way."""
+    in_shape = with_rank(op.inputs[0].shape, 4)
+    if in_shape.ndims is None:
+        return [in_shape]
+    block = op.get_attr("block_size")
+    if block < 2:
+        raise ValueError("Attr 'block_size' must be at least 2, got %d" % block)
+    nchw = op.get_attr("data_format") == "NCHW"
+    n, h, w, c = (in_shape.as_list()[i] for i in ((0, 2, 3, 1) if nchw else (0, 1, 2, 3)))
+    if to_depth:
+        for d in (h, w):
+            if d is not None and d % block:
+                raise ValueError("Dimension size must be evenly divisible by %d but is %d"
+                                 % (block, d))
+        h, w = (None if d is None else d // block for d in (h, w))
+        c = None if c is None else c * block * block
+    else:
+        if c is not None and c % (block * block):
+            raise ValueError("Dimension size must be evenly divisible by %d but is %d"
+                             % (block * block, c))
+        h, w = (None if d is None else d * block for d in (h, w))
+        c = None if c is None else c // (block * block)
+    return [tensor_shape.TensorShape([n, c, h, w] if nchw else [n, h, w, c])]
+
+
+for _op_type, _to_depth in (("SpaceToDepth", True), ("DepthToSpace", False)):
+    register_op(_op_type).input("input: T").output("output: T").attr("T: type").attr(
+        "block_size: int >= 2").attr(
+        "data_format: {'NHWC', 'NCHW', 'NCHW_VECT_C'} = 'NHWC'").set_shape_fn(
+        lambda op, to_depth=_to_depth: _depth_shape(op, to_depth))
+
+
+# =============================================================================
+# Patches: ExtractImagePatches, ExtractVolumePatches
+# =============================================================================
+
+def _patches_shape(op, spatial_rank):
+    """[batch, output positions..., every tap of the window * channels]."""
+    in_shape = with_rank(op.inputs[0].shape, spatial_rank + 2)
+    ksizes, strides = op.get_attr("ksizes"), op.get_attr("strides")
+    rates = op.get_attr("rates") if spatial_rank == 2 else [1] * (spatial_rank + 2)
+    for name, values in (("ksizes", ksizes), ("strides", strides), ("rates", rates)):
+        if len(values) != spatial_rank + 2:
+            raise ValueError("%s input must be a list of length %d, got %d"
+                             % (name, spatial_rank + 2, len(values)))
+    if in_shape.ndims is None:
+        return [in_shape]
+    dims = in_shape.as_list()
+    taps = math.prod(ksizes[1:-1])
+    out_dims = []
+    for i in range(1, spatial_rank + 1):
+        effective = ksizes[i] + (ksizes[i] - 1) * (rates[i] - 1)
+        out_dims.append(_window_output_size(dims[i], effective, strides[i],
+                                            op.get_attr("padding")))
+    depth = None if dims[-1] is None else dims[-1] * taps
+    return [tensor_shape.TensorShape([dims[0]] + out_dims + [depth])]
+
+
+def _window_output_size(size, window, stride, padding):
+    if size is None:
+        return None
+    if padding == "VALID":
+        if size < window:
+            raise ValueError("Computed output size would be negative: %d [input_size: %d, "
+                             "effective_filter_size: %d, stride: %d]"
+                             % ((size - window) // stride + 1, size, window, stride))
+        return (size - window) // stride + 1
+    return -(-size // stride)
+
+
+register_op("ExtractImagePatches").input("images: T").output("patches: T").attr(
+    "ksizes: list(int) >= 4").attr("strides: list(int) >= 4").attr(
+    "rates: list(int) >= 4").attr("T: type").attr(
+    "padding: {'SAME', 'VALID'}").set_shape_fn(lambda op: _patches_shape(op, 2))
+register_op("ExtractVolumePatches").input("input: T").output("patches: T").attr(
+    "ksizes: list(int) >= 5").attr("strides: list(int) >= 5").attr("T: type").attr(
+    "padding: {'SAME', 'VALID'}").set_shape_fn(lambda op: _patches_shape(op, 3))
+
+
+# =============================================================================
+# Fingerprint, EditDistance, DynamicStitch
+# =============================================================================
+
+def _fingerprint_shape(op):
+    """[rows, 8]: eight bytes of FarmHash per row of data."""
+    data_shape = with_rank_at_least(op.inputs[0].shape, 1)
+    with_rank(op.inputs[1].shape, 0)
+    method = constant_value(op.inputs[1])
+    if method is not None:
+        method = method.item() if isinstance(method, np.ndarray) else method
+        method = method.decode("utf-8") if isinstance(method, bytes) else method
+        if method != "farmhash64":
+            raise ValueError("Unsupported method: %s" % method)
+    rows = data_shape[0] if data_shape.ndims is not None else None
+    return [tensor_shape.TensorShape([rows, 8])]
+
+
+register_op("Fingerprint").input("data: T").input("method: string").output(
+    "fingerprint: uint8").attr("T: type").set_shape_fn(_fingerprint_shape)
+
+
+def _edit_distance_shape(op):
+    """A float per position of the shapes without their last (sequence) dimension."""
+    for i in (0, 3):
+        with_rank(op.inputs[i].shape, 2)
+    for i in (2, 5):
+        with_rank(op.inputs[i].shape, 1)
+    shapes = [constant_value(op.inputs[i]) for i in (2, 5)]
+    if any(s is None for s in shapes):
+        rank = op.inputs[2].shape[0].value
+        return [tensor_shape.unknown_shape(None if rank is None else rank - 1)]
+    hypothesis, truth = (np.asarray(s).reshape(-1) for s in shapes)
+    if len(hypothesis) != len(truth):
+        raise ValueError("Shapes must be equal rank, but are %d and %d"
+                         % (len(hypothesis), len(truth)))
+    return [tensor_shape.TensorShape(np.maximum(hypothesis, truth)[:-1].tolist())]
+
+
+register_op("EditDistance").input("hypothesis_indices: int64").input(
+    "hypothesis_values: T").input("hypothesis_shape: int64").input(
+    "truth_indices: int64").input("truth_values: T").input("truth_shape: int64").output(
+    "output: float32").attr("normalize: bool = true").attr("T: type").set_shape_fn(
+    _edit_distance_shape)
+
+
+def _dynamic_stitch_shape(op):
+    """[max index + 1 when the indices are constants, else unknown] + data's trailing dims."""
+    count = len(op.inputs) // 2
+    row = tensor_shape.unknown_shape()
+    largest = -1
+    for index, data in zip(op.inputs[:count], op.inputs[count:]):
+        if index.shape.ndims is not None and data.shape.ndims is not None:
+            merge_shapes(data.shape[:index.shape.ndims], index.shape)
+            row = merge_shapes(row, data.shape[index.shape.ndims:])
+        values = constant_value(index)
+        if values is None:
+            largest = None
+        elif largest is not None and np.size(values):
+            largest = max(largest, int(np.max(values)))
+    return [tensor_shape.TensorShape([None if largest is None else largest + 1]).concatenate(
+        row)]
+
+
+register_op("DynamicStitch").input("indices: N * int32").input("data: N * T").output(
+    "merged: T").attr("N: int >= 1").attr("T: type").set_shape_fn(_dynamic_stitch_shape)

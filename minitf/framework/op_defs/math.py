@@ -113,6 +113,16 @@ register_op("Select").input("condition: bool").input("t: T").input("e: T").outpu
     "output: T").attr("T: type").set_shape_fn(_select_shape)
 
 
+def _select_v2_shape(op):
+    """The broadcast of the condition's, t's and e's shapes (tf.where_v2)."""
+    condition, t, e = (x.shape for x in op.inputs)
+    return [common_shapes.broadcast_shapes(condition, common_shapes.broadcast_shapes(t, e))]
+
+
+register_op("SelectV2").input("condition: bool").input("t: T").input("e: T").output(
+    "output: T").attr("T: type").set_shape_fn(_select_v2_shape)
+
+
 # =============================================================================
 # Casts
 # =============================================================================

@@ -14,9 +14,11 @@ Mirrors `tensorflow/core/ops/state_ops.cc`.
 
 from minitf.framework.common_shapes import merge_shapes
 from minitf.framework.op_def import register_op
+from minitf.framework.op_defs.array import tensor_scatter_shape
 from minitf.graph import tensor_shape
 
 _NUMBER_TYPES = "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16}"
+_REAL_TYPES = "{float16, float32, float64, int32, int64}"  # those with an order: max, min
 
 
 # =============================================================================
@@ -81,11 +83,22 @@ for _op_type in ("AssignAdd", "AssignSub"):
 
 for _op_type, _types, _locking in (("ScatterUpdate", "type", "true"),
                                    ("ScatterAdd", _NUMBER_TYPES, "false"),
-                                   ("ScatterSub", _NUMBER_TYPES, "false")):
+                                   ("ScatterSub", _NUMBER_TYPES, "false"),
+                                   ("ScatterMul", _NUMBER_TYPES, "false"),
+                                   ("ScatterDiv", _NUMBER_TYPES, "false"),
+                                   ("ScatterMax", _REAL_TYPES, "false"),
+                                   ("ScatterMin", _REAL_TYPES, "false")):
     register_op(_op_type).input("ref: Ref(T)").input("indices: Tindices").input(
         "updates: T").output("output_ref: Ref(T)").attr("T: %s" % _types).attr(
         "Tindices: {int32, int64}").attr("use_locking: bool = %s" % _locking).set_shape_fn(
         _scatter_shape)
+
+for _op_type, _locking in (("ScatterNdUpdate", "true"), ("ScatterNdAdd", "false"),
+                          ("ScatterNdSub", "false")):
+    register_op(_op_type).input("ref: Ref(T)").input("indices: Tindices").input(
+        "updates: T").output("output_ref: Ref(T)").attr("T: type").attr(
+        "Tindices: {int32, int64}").attr("use_locking: bool = %s" % _locking).set_shape_fn(
+        tensor_scatter_shape)
 
 register_op("CountUpTo").input("ref: Ref(T)").output("output: T").attr("limit: int").attr(
     "T: {int32, int64}").set_shape_fn(_count_up_to_shape)

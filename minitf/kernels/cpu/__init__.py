@@ -15,8 +15,11 @@ from minitf.kernels.cpu import parsing_kernels  # noqa: F401
 from minitf.kernels.cpu import queue_kernels  # noqa: F401
 from minitf.kernels.cpu import random_kernels  # noqa: F401
 from minitf.kernels.cpu import script_kernels  # noqa: F401
+from minitf.kernels.cpu import search_kernels  # noqa: F401
 from minitf.kernels.cpu import serialize_sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_cross_kernels  # noqa: F401
+from minitf.kernels.cpu import space_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import state_kernels  # noqa: F401
+from minitf.kernels.cpu import string_kernels  # noqa: F401
 from minitf.kernels.cpu import training_kernels  # noqa: F401

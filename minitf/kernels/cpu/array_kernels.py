@@ -16,7 +16,10 @@ Mirrors `tensorflow/core/kernels/constant_op.cc`, `identity_op.cc`,
 `reshape_op.h`, `transpose_op.cc`, `concat_op.cc`, `pack_op.cc`,
 `split_op.cc`, `tile_ops.cc`, `pad_op.cc`, `mirror_pad_op.cc`,
 `slice_op.cc`, `strided_slice_op.cc`, `gather_op.cc`, `gather_nd_op.cc`,
-`one_hot_op.cc`, `shape_ops.h`, `reverse_op.cc`, `scatter_nd_op.cc`; the gradient
+`one_hot_op.cc`, `shape_ops.h`, `reverse_op.cc`, `scatter_nd_op.cc`,
+`broadcast_to_op.cc`, `bcast_ops.cc`, `inplace_ops.cc` (ParallelConcat),
+`reverse_sequence_op.cc`, `roll_op.cc`, `bitcast_op.cc`, `guarantee_const_op.cc`,
+`unravel_index_op.cc` and `fingerprint_op.cc`; the gradient
 helpers StridedSliceGrad, MirrorPadGrad and ConcatOffset come from the same
 files as their forward ops.
 """
@@ -29,10 +32,13 @@ import numpy as np
 from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
 from minitf.framework.kernel_registry import register_kernel
 from minitf.framework.strided_slice import plan_strided_slice
+from minitf.graph import farmhash
 from minitf.kernels.kernel_util import host_array
 from minitf.kernels.kernel_util import invalid
 from minitf.kernels.kernel_util import on_device
 from minitf.kernels.kernel_util import shape_text
+from minitf.kernels.kernel_util import text
+from minitf.kernels.cpu.nn_kernels import parallel_dynamic_stitch
 
 
 def _host_ints(ctx, value):
@@ -749,3 +755,228 @@ def unique(ctx, x, *, out_idx):
     y = values[order]
     idx = new_position[xp.reshape(inverse, (-1,))]
     return y, idx.astype(out_idx.as_numpy_dtype)
+
+
+# =============================================================================
+# Broadcasting
+# =============================================================================
+
+@register_kernel("BroadcastTo", ALL_DEVICE_TYPES)
+def broadcast_to(ctx, value, shape):
+    target = tuple(_host_ints(ctx, shape))
+    try:
+        np.broadcast_shapes(value.shape, target)
+        if len(value.shape) > len(target) or np.broadcast_shapes(value.shape, target) != target:
+            raise ValueError
+    except ValueError:
+        raise invalid("Incompatible shapes: %s vs. %s" % (shape_text(value.shape),
+                                                          shape_text(target))) from None
+    # A copy, not NumPy's read-only view: the output is a tensor of its own.
+    return ctx.xp.broadcast_to(value, target).copy()
+
+
+@register_kernel("BroadcastArgs", ALL_DEVICE_TYPES, is_expensive=False)
+def broadcast_args(ctx, s0, s1):
+    """The shape two tensors of shapes s0 and s1 broadcast to."""
+    a, b = tuple(_host_ints(ctx, s0)), tuple(_host_ints(ctx, s1))
+    try:
+        shape = np.broadcast_shapes(a, b)
+    except ValueError:
+        raise invalid("Incompatible shapes: %s vs. %s" % (shape_text(a), shape_text(b))) from None
+    return on_device(ctx, np.array(shape, dtype=host_array(ctx, s0).dtype))
+
+
+# =============================================================================
+# More joining and reordering
+# =============================================================================
+
+@register_kernel("ParallelConcat", ALL_DEVICE_TYPES)
+def parallel_concat(ctx, *values, shape):
+    """The inputs (each [1, ...]) one after another along dimension 0, into `shape`."""
+    for i, value in enumerate(values):
+        if value.ndim == 0 or value.shape[0] != 1 or (
+                shape.ndims is not None and not shape[1:].is_compatible_with(value.shape[1:])):
+            raise invalid("input %d of shape %s does not fit one row of shape %s"
+                          % (i, shape_text(value.shape), shape))
+    return ctx.xp.concatenate(values, axis=0)
+
+
+@register_kernel("ReverseSequence", ALL_DEVICE_TYPES)
+def reverse_sequence(ctx, value, seq_lengths, *, seq_dim, batch_dim):
+    """In slice b along batch_dim, the first seq_lengths[b] elements along seq_dim reversed."""
+    rank = value.ndim
+    lengths = _host_ints(ctx, seq_lengths)
+    if not (-rank <= batch_dim < rank and -rank <= seq_dim < rank):
+        raise invalid("batch_dim %d and seq_dim %d must be in [%d, %d)"
+                      % (batch_dim, seq_dim, -rank, rank))
+    batch_dim, seq_dim = batch_dim % rank, seq_dim % rank
+    if batch_dim == seq_dim:
+        raise invalid("batch_dim == seq_dim == %d" % seq_dim)
+    if seq_lengths.ndim != 1 or len(lengths) != value.shape[batch_dim]:
+        raise invalid("Length of seq_lengths != input.dims(%d), (%d vs. %d)"
+                      % (batch_dim, len(lengths), value.shape[batch_dim]))
+    for b, n in enumerate(lengths):
+        if n < 0:
+            raise invalid("seq_lens(%d) < 0" % b)
+        if n > value.shape[seq_dim]:
+            raise invalid("seq_lens(%d) > input.dims(%d)" % (b, seq_dim))
+    xp = ctx.xp
+    # Position i of sequence b reads position n_b - 1 - i (i < n_b), or i itself.
+    positions = xp.arange(value.shape[seq_dim])
+    n = xp.asarray(np.array(lengths)).reshape(-1, 1)
+    source = xp.where(positions < n, n - 1 - positions, positions)  # [batch, seq]
+    moved = xp.moveaxis(value, (batch_dim, seq_dim), (0, 1))
+    gathered = xp.take_along_axis(moved, source.reshape(source.shape + (1,) * (rank - 2)), 1)
+    return xp.moveaxis(gathered, (0, 1), (batch_dim, seq_dim))
+
+
+@register_kernel("Roll", ALL_DEVICE_TYPES)
+def roll(ctx, value, shift, axis):
+    shifts, axes = _host_ints(ctx, shift), _host_ints(ctx, axis)
+    if shift.ndim > 1 or axis.ndim > 1:
+        raise invalid("shift and axis must be scalars or vectors")
+    if len(shifts) != len(axes):
+        raise invalid("shift and axis must have the same size")
+    total = [0] * value.ndim
+    for s, a in zip(shifts, axes):
+        if not -value.ndim <= a < value.ndim:
+            raise invalid("axis %d is out of range" % a)
+        total[a % value.ndim] += s  # shifts along a repeated axis add up
+    moved = [(s, a) for a, s in enumerate(total) if s]
+    if not moved:
+        return value
+    return ctx.xp.roll(value, [s for s, _ in moved], axis=[a for _, a in moved])
+
+
+@register_kernel("Bitcast", ALL_DEVICE_TYPES)
+def bitcast(ctx, value, *, T, type):  # noqa: A002, N803 - TF's attr names
+    """The same bytes seen as `type`: a wider input gains an inner dimension, a narrower
+    loses its innermost one."""
+    size_in, size_out = T.size, type.size
+    if size_in < size_out and (value.ndim == 0 or value.shape[-1] != size_out // size_in):
+        raise invalid("Cannot bitcast from %d to %d: shape %s does not end in %d"
+                      % (T.as_datatype_enum, type.as_datatype_enum, shape_text(value.shape),
+                         size_out // size_in))
+    contiguous = value.copy()  # C order, whatever layout the input had
+    if size_in == size_out:
+        return contiguous.view(type.as_numpy_dtype)
+    if size_in > size_out:
+        return contiguous.view(type.as_numpy_dtype).reshape(value.shape + (size_in // size_out,))
+    return contiguous.view(type.as_numpy_dtype).reshape(value.shape[:-1])
+
+
+# DynamicStitch is ParallelDynamicStitch run in order: where an index repeats, the
+# later piece wins, which the one-pass kernel already guarantees.
+register_kernel("DynamicStitch", ALL_DEVICE_TYPES)(parallel_dynamic_stitch)
+
+
+@register_kernel("EnsureShape", ALL_DEVICE_TYPES, is_expensive=False)
+def ensure_shape(ctx, value, *, shape, T):  # noqa: N803 - TF's attr name
+    if not shape.is_compatible_with(value.shape):
+        raise invalid("Shape of tensor %s is not compatible with expected shape %s."
+                      % (shape_text(value.shape), shape))
+    return value
+
+
+@register_kernel("GuaranteeConst", ALL_DEVICE_TYPES, is_expensive=False)
+def guarantee_const(ctx, value):
+    return value
+
+
+# =============================================================================
+# UnravelIndex
+# =============================================================================
+
+@register_kernel("UnravelIndex", ALL_DEVICE_TYPES)
+def unravel_index(ctx, indices, dims):
+    """The coordinates, in a tensor of shape `dims`, of each flat index: [rank(dims), n]."""
+    if indices.ndim > 1:
+        raise invalid('The indices can only be scalar or vector, got "%s"'
+                      % shape_text(indices.shape))
+    if dims.ndim != 1:
+        raise invalid('The indices can only be 1-D, got "%s"' % shape_text(dims.shape))
+    shape = tuple(_host_ints(ctx, dims))
+    flat = host_array(ctx, indices)
+    if flat.size and (flat.min() < 0 or flat.max() >= math.prod(shape)):
+        raise invalid("index is out of bound as with dims")
+    coordinates = np.array(np.unravel_index(flat, shape), dtype=indices.dtype)
+    return on_device(ctx, coordinates)
+
+
+# =============================================================================
+# Tensor scatters: a copy of `tensor` with the updates applied at indices
+# =============================================================================
+
+def scatter_nd_rows(ctx, tensor, indices, updates, op_type):
+    """(index tuple, update rows) of a scatter into `tensor`, every index checked."""
+    if indices.ndim < 1:
+        raise invalid("Indices shape must have rank at least one. Found:%s"
+                      % shape_text(indices.shape))
+    depth = indices.shape[-1]
+    batch_shape = tuple(indices.shape[:-1])
+    slice_shape = tuple(tensor.shape[depth:])
+    if depth > tensor.ndim or tuple(updates.shape) != batch_shape + slice_shape:
+        raise invalid("%s: updates.shape %s must be indices.shape[:-1] + tensor.shape[%d:] = %s"
+                      % (op_type, shape_text(updates.shape), depth,
+                         shape_text(batch_shape + slice_shape)))
+    count = int(np.prod(batch_shape))
+    host_rows = host_array(ctx, indices).reshape(count, depth)
+    limits = np.array(tensor.shape[:depth], dtype=np.int64)
+    for n, row in enumerate(host_rows):
+        if np.any(row < 0) or np.any(row >= limits):
+            raise invalid("indices[%d] = [%s] does not index into shape %s"
+                          % (n, ", ".join(str(int(v)) for v in row), shape_text(tensor.shape)))
+    rows = ctx.xp.reshape(indices, (count, depth))
+    return tuple(rows[:, k] for k in range(depth)), ctx.xp.reshape(updates, (count,) + slice_shape)
+
+
+def _tensor_scatter_kernel(op_type, apply):
+    @register_kernel(op_type, ALL_DEVICE_TYPES)
+    def kernel(ctx, tensor, indices, updates):
+        where, rows = scatter_nd_rows(ctx, tensor, indices, updates, op_type)
+        result = tensor.copy()  # the input tensor itself is never changed
+        apply(ctx.xp, result, where, rows)
+        return result
+    return kernel
+
+
+def _assign_rows(xp, result, where, rows):
+    result[where] = rows  # of a repeated index, the last update is kept
+
+
+_tensor_scatter_kernel("TensorScatterUpdate", _assign_rows)
+_tensor_scatter_kernel("TensorScatterAdd", lambda xp, r, w, u: xp.add.at(r, w, u))
+_tensor_scatter_kernel("TensorScatterSub", lambda xp, r, w, u: xp.subtract.at(r, w, u))
+_tensor_scatter_kernel("TensorScatterMax", lambda xp, r, w, u: xp.maximum.at(r, w, u))
+_tensor_scatter_kernel("TensorScatterMin", lambda xp, r, w, u: xp.minimum.at(r, w, u))
+
+
+# =============================================================================
+# Fingerprint
+# =============================================================================
+
+@register_kernel("Fingerprint", ("CPU",))
+def fingerprint(ctx, data, method):
+    """Eight bytes of FarmHash Fingerprint64 per row of `data` (little-endian).
+
+    A row of numbers is hashed as its bytes; a row of strings as the
+    fingerprints of its strings, one after another (a single string: its own).
+    """
+    method = text(host_array(ctx, method))
+    if method != "farmhash64":
+        raise invalid("Unsupported fingerprint method: %s" % method)
+    if data.ndim == 0:
+        raise invalid("`data` should have at least one dimension: %s" % shape_text(data.shape))
+    host = host_array(ctx, data)
+    rows = host.reshape(host.shape[0], -1) if host.size else host.reshape(host.shape[0], 0)
+    out = np.empty((host.shape[0], 8), dtype=np.uint8)
+    for i, row in enumerate(rows):
+        if host.dtype == object:
+            hashes = [farmhash.fingerprint64(s) for s in row]
+            row_bytes = (b"".join(h.to_bytes(8, "little") for h in hashes)
+                         if len(hashes) != 1 else None)
+            value = hashes[0] if row_bytes is None else farmhash.fingerprint64(row_bytes)
+        else:
+            value = farmhash.fingerprint64(np.ascontiguousarray(row).tobytes())
+        out[i] = np.frombuffer(value.to_bytes(8, "little"), dtype=np.uint8)
+    return on_device(ctx, out)

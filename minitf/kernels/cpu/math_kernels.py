@@ -247,6 +247,18 @@ def select(ctx, condition, t, e):
     return ctx.xp.where(condition, t, e)
 
 
+@register_kernel("SelectV2", ALL_DEVICE_TYPES)
+def select_v2(ctx, condition, t, e):
+    """t where condition, else e, the three broadcast against each other."""
+    try:
+        np.broadcast_shapes(condition.shape, t.shape, e.shape)
+    except ValueError:
+        raise invalid("condition %s, then %s, and else %s must be broadcastable"
+                      % (shape_text(condition.shape), shape_text(t.shape),
+                         shape_text(e.shape))) from None
+    return ctx.xp.where(condition, t, e)
+
+
 @register_kernel("Where", ALL_DEVICE_TYPES)
 def where(ctx, x):
     """The coordinates of the true (non-zero) elements: int64 [num_true, rank]."""

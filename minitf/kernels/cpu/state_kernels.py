@@ -25,6 +25,7 @@ from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
 from minitf.framework.kernel_registry import register_kernel
 from minitf.framework.resource_mgr import Var
 from minitf.graph import errors
+from minitf.kernels.cpu.array_kernels import scatter_nd_rows
 from minitf.kernels.kernel_util import check_is_variable
 from minitf.kernels.kernel_util import host_array
 from minitf.kernels.kernel_util import invalid
@@ -164,6 +165,63 @@ def scatter_add(ctx, var, indices, updates, *, use_locking):
 @register_kernel("ScatterSub", ALL_DEVICE_TYPES)
 def scatter_sub(ctx, var, indices, updates, *, use_locking):
     return _scatter(ctx, var, indices, updates, use_locking, _subtract_from_rows)
+
+
+def _multiply_rows(xp, table, indices, updates):
+    xp.multiply.at(table, indices, updates)
+
+
+def _divide_rows(xp, table, indices, updates):
+    if table.dtype.kind not in "iu":
+        xp.divide.at(table, indices, updates)
+        return
+    # Integers divide as C++ does, truncating toward zero, one update after another.
+    rows = xp.broadcast_to(updates, tuple(indices.shape) + tuple(table.shape[1:]))
+    rows = xp.reshape(rows, (-1,) + tuple(table.shape[1:]))
+    for i, divisor in zip(xp.reshape(indices, (-1,)).tolist(), rows):
+        if bool(xp.any(divisor == 0)):
+            raise invalid("Integer division by zero in ScatterDiv")
+        quotient = xp.abs(table[i]) // xp.abs(divisor)
+        table[i] = quotient * xp.sign(table[i]) * xp.sign(divisor)
+
+
+def _max_into_rows(xp, table, indices, updates):
+    xp.maximum.at(table, indices, updates)
+
+
+def _min_into_rows(xp, table, indices, updates):
+    xp.minimum.at(table, indices, updates)
+
+
+def _scatter_kernel(op_type, update_rows):
+    @register_kernel(op_type, ALL_DEVICE_TYPES)
+    def kernel(ctx, var, indices, updates, *, use_locking):
+        return _scatter(ctx, var, indices, updates, use_locking, update_rows)
+    return kernel
+
+
+_scatter_kernel("ScatterMul", _multiply_rows)
+_scatter_kernel("ScatterDiv", _divide_rows)
+_scatter_kernel("ScatterMax", _max_into_rows)
+_scatter_kernel("ScatterMin", _min_into_rows)
+
+
+def _scatter_nd_kernel(op_type, update_rows):
+    """A kernel of ScatterNd{Update,Add,Sub}: indices[i] is a vector of coordinates."""
+    @register_kernel(op_type, ALL_DEVICE_TYPES)
+    def kernel(ctx, var, indices, updates, *, use_locking):
+        check_is_variable(ctx, var)
+        with _update_lock(var, use_locking):
+            table = variable_buffer(var)
+            where, rows = scatter_nd_rows(ctx, table, indices, updates, op_type)
+            update_rows(ctx.xp, table, where, rows)
+        return var
+    return kernel
+
+
+_scatter_nd_kernel("ScatterNdUpdate", _set_rows)
+_scatter_nd_kernel("ScatterNdAdd", _add_to_rows)
+_scatter_nd_kernel("ScatterNdSub", _subtract_from_rows)
 
 
 # --- counters ------------------------------------------------------------------------
