@@ -80,6 +80,14 @@ from minitf import queue  # noqa: F401,E402
 from minitf import test  # noqa: F401,E402
 from minitf import train  # noqa: F401,E402
 
+# --- The program around the graph: tf.compat (and tf.compat.v1), the TF1/TF2 switches,
+# tf.config, tf.app, tf.logging ---
+from minitf import compat, config  # noqa: F401,E402
+from minitf.compat.v2_compat import *  # noqa: F401,F403,E402
+from minitf.platform import app  # noqa: F401,E402
+from minitf.platform import tf_logging as logging  # noqa: F401,E402
+from minitf.platform.tf_logging import get_logger  # noqa: F401,E402
+
 del _dtypes
 
 
