@@ -15,9 +15,9 @@ site is built:
     <!-- listing: NAME -->
         a text listing from `listing(NAME)` of `docs/figures.py` (a GraphDef
         as text, a schedule table).
-    <!-- coverage: summary -->, <!-- coverage: modules -->
+    <!-- coverage: summary -->, <!-- coverage: modules -->, <!-- coverage: exclusions -->
         how much of TensorFlow 1.15's API minitf has: a table per module,
-        and the names (`docs/api_coverage.py`).
+        the names, and those minitf leaves out with why (`docs/api_coverage.py`).
     <!-- notebook: tutorials/NAME.ipynb -->
         a tutorial notebook, executed when the site is built: its Markdown
         cells, its code as Python blocks, and each cell's outputs (printed
@@ -318,7 +318,8 @@ def _output_block(text):
 # API coverage
 # =============================================================================
 
-COVERAGE_PARTS = {"summary": api_coverage.summary, "modules": api_coverage.modules}
+COVERAGE_PARTS = {"summary": api_coverage.summary, "modules": api_coverage.modules,
+                  "exclusions": api_coverage.exclusions}
 
 
 def coverage(part):

@@ -104,6 +104,20 @@ from minitf.ops.state_ops import (batch_scatter_update, scatter_div,  # noqa: F4
                                   scatter_nd_sub, scatter_nd_update)
 from minitf import manip  # noqa: F401,E402
 from minitf import strings  # noqa: F401,E402
+# --- The program around the graph: tf.compat (and tf.compat.v1), the TF1/TF2 switches,
+# tf.config, tf.app, tf.logging ---
+from minitf import compat, config  # noqa: F401,E402
+from minitf.compat.v2_compat import *  # noqa: F401,F403,E402
+from minitf.platform import app  # noqa: F401,E402
+from minitf.platform import tf_logging as logging  # noqa: F401,E402
+from minitf.platform.tf_logging import get_logger  # noqa: F401,E402
+# --- tf.dtypes, tf.initializers and tf.random: other chapters' names, gathered ---
+from minitf import dtypes, initializers, random  # noqa: F401,E402
+# --- tf.debugging: the asserts (check_ops, above) and the numerics checks ---
+from minitf import debugging  # noqa: F401,E402
+from minitf.ops.numerics import *  # noqa: F401,F403,E402
+# --- tf.TensorSpec: what a tensor must be ---
+from minitf.graph.tensor_spec import TensorSpec  # noqa: F401,E402
 
 del _dtypes
 

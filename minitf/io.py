@@ -25,7 +25,7 @@ gfile_v1 = types.SimpleNamespace(
     GFile=gfile.GFile, Open=gfile.GFile, FastGFile=gfile.GFile, Exists=gfile.exists,
     Glob=gfile.glob, MakeDirs=gfile.makedirs, MkDir=gfile.mkdir, ListDirectory=gfile.listdir,
     Remove=gfile.remove, Rename=gfile.rename, IsDirectory=gfile.isdir,
-    DeleteRecursively=gfile.rmtree, Copy=gfile.copy, Walk=gfile.walk)
+    DeleteRecursively=gfile.rmtree, Copy=gfile.copy, Walk=gfile.walk, Stat=gfile.stat)
 
 python_io = types.SimpleNamespace(
     TFRecordWriter=TFRecordWriter, tf_record_iterator=tf_record_iterator,

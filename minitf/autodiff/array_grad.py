@@ -41,6 +41,7 @@ from minitf.graph.sparse_tensor import IndexedSlices
 from minitf.ops import array_ops
 from minitf.ops import embedding_ops
 from minitf.ops import math_ops
+from minitf.ops import numerics
 
 
 # =============================================================================
@@ -677,3 +678,20 @@ for _op_type in ("VariableV2", "IsVariableInitialized", "CountUpTo",
                  "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub"):
     NotDifferentiable(_op_type)
 del _op_type
+
+
+# =============================================================================
+# CheckNumerics and Print: the gradient passes through (checked the same way)
+# =============================================================================
+
+@RegisterGradient("CheckNumerics")
+def _check_numerics_grad(op, grad):
+    return numerics.check_numerics(
+        grad, "Not a number (NaN) or infinity (Inf) values detected in gradient. %s"
+        % op.get_attr("message"))
+
+
+@RegisterGradient("Print")
+def _print_grad(op, *grads):
+    """The gradient passes to the printed input; the data printed get none."""
+    return list(grads) + [None] * (len(op.inputs) - 1)

@@ -26,7 +26,9 @@ from minitf.ops import math_ops
 from minitf.ops import nn_ops
 
 for _op_type in ("RandomStandardNormal", "RandomUniform", "RandomUniformInt",
-                 "TruncatedNormal", "RandomShuffle"):
+                 "TruncatedNormal", "RandomShuffle", "Multinomial", "StatelessRandomNormal",
+                 "StatelessRandomUniform", "StatelessRandomUniformInt",
+                 "StatelessTruncatedNormal", "StatelessMultinomial"):
     NotDifferentiable(_op_type)
 
 

@@ -9,16 +9,18 @@ and GFile opens lazily, as TensorFlow's does.
 Mirrors `tensorflow/python/lib/io/file_io.py` and `python/platform/gfile.py`.
 """
 
+import collections
 import contextlib
 import errno
 import glob as _glob
 import os
 import shutil
+import stat as _stat
 
 from minitf.graph import errors
 
 __all__ = ["GFile", "exists", "glob", "makedirs", "mkdir", "listdir", "remove", "rename",
-           "isdir", "rmtree", "copy", "walk"]
+           "isdir", "rmtree", "copy", "walk", "stat"]
 
 
 def os_error(e, path):
@@ -113,6 +115,17 @@ def _check_target(dst, overwrite):
 def stat_size(path):
     with tf_errors(path):
         return os.stat(path).st_size
+
+
+FileStatistics = collections.namedtuple("FileStatistics", ["length", "mtime_nsec", "is_directory"])
+
+
+def stat(path):
+    """A FileStatistics of `path`: its size, its modification time in ns, whether it is a
+    directory; a NotFoundError when nothing is there."""
+    with tf_errors(path):
+        result = os.stat(path)
+    return FileStatistics(result.st_size, result.st_mtime_ns, _stat.S_ISDIR(result.st_mode))
 
 
 def exists(path):

@@ -248,6 +248,29 @@ class GlorotNormal(VarianceScaling):
 
 
 # TF's lower-case names for the classes: `tf.zeros_initializer()` makes a Zeros.
+# The named variance scalings of the literature (tf.initializers.he_normal, ...): LeCun et
+# al. 1998 keep the variance of the activations, He et al. 2015 double it for ReLUs.
+
+def lecun_normal(seed=None):
+    """Truncated normal values with variance 1 / fan_in."""
+    return VarianceScaling(scale=1., mode="fan_in", distribution="truncated_normal", seed=seed)
+
+
+def lecun_uniform(seed=None):
+    """Uniform values in [-sqrt(3 / fan_in), sqrt(3 / fan_in)]."""
+    return VarianceScaling(scale=1., mode="fan_in", distribution="uniform", seed=seed)
+
+
+def he_normal(seed=None):
+    """Truncated normal values with variance 2 / fan_in."""
+    return VarianceScaling(scale=2., mode="fan_in", distribution="truncated_normal", seed=seed)
+
+
+def he_uniform(seed=None):
+    """Uniform values in [-sqrt(6 / fan_in), sqrt(6 / fan_in)]."""
+    return VarianceScaling(scale=2., mode="fan_in", distribution="uniform", seed=seed)
+
+
 zeros_initializer = Zeros
 ones_initializer = Ones
 constant_initializer = Constant

@@ -40,8 +40,8 @@ from minitf.graph import ops
 from minitf.graph.constant_op import to_numpy
 from minitf.graph.sparse_tensor import (IndexedSlices, IndexedSlicesValue, SparseTensor,
                                         SparseTensorValue)
+from minitf.session import context
 from minitf.session import session_factory
-from minitf.session.config import ConfigProto
 
 
 # =============================================================================
@@ -145,7 +145,8 @@ class BaseSession:
             raise TypeError("graph must be a tf.Graph, but got %s" % type(graph))
         self._graph = graph if graph is not None else ops.get_default_graph()
         self._target = target
-        self._config = config or ConfigProto()
+        # Without a config, the process's settings (tf.config.*), as in TensorFlow.
+        self._config = config if config is not None else context.default_config()
         self._runtime = session_factory.get_factory(target).new_session(target, self._config)
         self._sent_version = 0  # the runtime has the graph's ops up to this version
         self._seen_edit_count = self._graph.edit_count  # the edits looked at so far

@@ -348,6 +348,11 @@ def is_built_with_rocm():
     return False
 
 
+def is_built_with_xla():
+    """False: minitf has no XLA compiler (`tf.xla` is left out, docs/coverage.md)."""
+    return False
+
+
 def is_built_with_gpu_support():
     return False
 

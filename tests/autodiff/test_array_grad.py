@@ -49,6 +49,12 @@ def _pair(x):
 
 
 GRADIENT_CASES = {
+    "CheckNumerics": [
+        Case("matrix", lambda x: tf.check_numerics(x, "x"), V(2, 3)),
+    ],
+    "Print": [
+        Case("matrix", lambda x: tf.Print(x, [x], "x: ", first_n=0), V(2, 3)),
+    ],
     "Identity": [
         Case("vector", tf.identity, V(3)),
         Case("matrix", tf.identity, V(2, 3)),

@@ -31,7 +31,7 @@ CASE_MODULES = ["test_math_grad.py", "test_array_grad.py", "test_nn_grad.py",
 _TF_LEAVES_WITHOUT_GRADIENT = {
     "Unique", "UniqueWithCounts", "ListDiff", "LowerBound", "UpperBound", "BroadcastArgs",
     "ParallelConcat", "UnravelIndex", "Bitcast", "GuaranteeConst", "Fingerprint",
-    "ScatterMax", "ScatterMin",
+    "ScatterMax", "ScatterMin", "RandomPoissonV2",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.

@@ -66,7 +66,7 @@ def test_a_missing_figure_fails_with_a_clear_message():
 
 
 def test_a_missing_coverage_part_fails_with_a_clear_message():
-    with pytest.raises(hooks.DirectiveError, match="no part 'nope'; there are modules, summary"):
+    with pytest.raises(hooks.DirectiveError, match="no part 'nope'; there are exclusions, modules, summary"):
         hooks.expand("<!-- coverage: nope -->\n")
 
 

@@ -336,6 +336,25 @@ def random_ops(other):
                  tf.random_shuffle(tf.constant(MATRIX), seed=5)])
 
 
+@case("Multinomial", "RandomPoissonV2", "StatelessRandomNormal", "StatelessTruncatedNormal",
+      "StatelessRandomUniform", "StatelessRandomUniformInt", "StatelessMultinomial")
+def random_distributions_and_stateless(other):
+    logits = tf.constant([[0.0, 1.0, 2.0], [1.0, 1.0, 1.0]])
+    seed = tf.constant([3, 4], dtype=tf.int64)
+    return Case([tf.multinomial(logits, 6, seed=1), tf.random_poisson([1.0, 4.0], [3], seed=2),
+                 tf.random.stateless_normal([3, 2], seed),
+                 tf.random.stateless_truncated_normal([3], seed),
+                 tf.random.stateless_uniform([4], seed),
+                 tf.random.stateless_uniform([4], seed, minval=-5, maxval=5, dtype=tf.int64),
+                 tf.random.stateless_categorical(logits, 5, seed)])
+
+
+@case("CheckNumerics", "Print")
+def numerics_and_print(other):
+    x = tf.constant(MATRIX)
+    return Case([tf.check_numerics(x, "x"), tf.Print(x, [x], "x: ", first_n=0)])
+
+
 @case("VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",
       "CountUpTo", "ScatterUpdate", "ScatterAdd", "ScatterSub")
 def variables_and_updates(other):

@@ -29,7 +29,7 @@ PACKAGE = pathlib.Path(__file__).resolve().parents[2] / "minitf"
 
 # The floor of every top-level part of the package; a higher number is a higher floor.
 FLOORS = {
-    "graph": 0, "framework": 0, "proto": 0,
+    "graph": 0, "framework": 0, "proto": 0, "platform": 0,
     "kernels": 1,
     "executor": 2, "device": 2,
     "session": 3,
@@ -38,7 +38,8 @@ FLOORS = {
     "train": 6, "saver": 6, "layers": 6, "feature_column": 6, "data": 6, "summary": 6,
     "profiler": 6, "metrics": 6,
     "": 7, "__main__": 7, "tour": 7, "visualize": 7, "test": 7, "math": 7, "nn": 7,
-    "compat": 7, "io": 7, "queue": 7, "strings": 7, "manip": 7,
+    "compat": 7, "config": 7, "io": 7, "queue": 7, "dtypes": 7, "random": 7,
+    "initializers": 7, "debugging": 7, "strings": 7, "manip": 7,
 }
 FLOOR_NAMES = {0: "floor", 1: "runtime (kernels)", 2: "runtime (executor, device)",
                3: "runtime (session)", 4: "runtime (distributed)", 5: "builders",

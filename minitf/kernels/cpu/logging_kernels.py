@@ -1,4 +1,6 @@
 """The Assert kernel: nothing when the condition holds, else the step fails, saying why.
+(And, at the end, CheckNumerics: its input, unless it holds a NaN or an infinity; and
+Print: its input, printing data as it passes.)
 
 The error is an InvalidArgumentError whose message is
 `assertion failed: [first datum] [second datum] ...`, each datum printed as
@@ -7,12 +9,16 @@ elements, nested dimensions in brackets, `...` for the rest, strings as they
 are, floats in the shortest of `%.6g` / `%.9g` that reads back the same.
 
 Mirrors `tensorflow/core/kernels/logging_ops.cc` (AssertOp) and
-`Tensor::SummarizeValue` of `core/framework/tensor.cc`.
+`Tensor::SummarizeValue` of `core/framework/tensor.cc`; CheckNumerics mirrors
+`core/kernels/check_numerics_op.cc`.
 """
+
+import sys
+import threading
 
 import numpy as np
 
-from minitf.framework.kernel_registry import register_kernel
+from minitf.framework.kernel_registry import ALL_DEVICE_TYPES, register_kernel
 from minitf.kernels.kernel_util import host_array, invalid, shape_text
 
 
@@ -72,3 +78,32 @@ def _format_element(value, dtype):
         text = "%.*g" % (digits, value)
         return text if dtype.type(text) == value or np.isnan(value) else "%.*g" % (more, value)
     return str(value)
+
+
+@register_kernel("CheckNumerics", ALL_DEVICE_TYPES)
+def check_numerics(ctx, tensor, *, T, message):  # noqa: N803 - the attr's name
+    """`tensor` itself, unless it holds a NaN or an infinity: then the step fails."""
+    del T
+    has_inf = bool(ctx.xp.isinf(tensor).any())
+    has_nan = bool(ctx.xp.isnan(tensor).any())
+    if has_inf or has_nan:
+        kinds = "Inf and NaN" if has_inf and has_nan else "Inf" if has_inf else "NaN"
+        raise invalid("%s : Tensor had %s values" % (message, kinds))
+    return tensor
+
+
+@register_kernel("Print", ALL_DEVICE_TYPES)
+def print_(ctx, input_, *data, T, U, message, first_n, summarize):  # noqa: N803
+    """`input_` unchanged, after printing `message[datum][datum]...` to stderr (the first
+    `first_n` runs of the node only, unless first_n is -1)."""
+    del T, U
+    with _print_lock:
+        runs = ctx.state.get("runs", 0)
+        ctx.state["runs"] = runs + 1
+    if first_n < 0 or runs < first_n:
+        sys.stderr.write(message + "".join(
+            "[%s]" % summarize_value(host_array(ctx, datum), summarize) for datum in data) + "\n")
+    return input_
+
+
+_print_lock = threading.Lock()

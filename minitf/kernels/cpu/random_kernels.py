@@ -81,26 +81,32 @@ def random_standard_normal(ctx, shape, *, dtype, seed, seed2):
 def truncated_normal(ctx, shape, *, dtype, seed, seed2):
     """Standard normal values, each one beyond 2 redrawn until it falls within [-2, 2]."""
     generator = _generator(ctx, seed, seed2)
-    np_dtype = dtype.as_numpy_dtype
-    values = _standard_normal(generator, _shape_from(ctx, shape), np_dtype)
+    return on_device(ctx, _truncated(generator, _shape_from(ctx, shape), dtype.as_numpy_dtype))
+
+
+def _truncated(generator, shape, np_dtype):
+    values = _standard_normal(generator, shape, np_dtype)
     outside = np.abs(values) > 2
     while outside.any():
         values[outside] = _standard_normal(generator, int(outside.sum()), np_dtype)
         outside = np.abs(values) > 2
-    return on_device(ctx, values)
+    return values
 
 
 @register_kernel("RandomUniform", ALL_DEVICE_TYPES)
 def random_uniform(ctx, shape, *, dtype, seed, seed2):
     """Values in [0, 1)."""
     generator = _generator(ctx, seed, seed2)
-    shape, np_dtype = _shape_from(ctx, shape), dtype.as_numpy_dtype
+    return on_device(ctx, _uniform(generator, _shape_from(ctx, shape), dtype.as_numpy_dtype))
+
+
+def _uniform(generator, shape, np_dtype):
     if np_dtype in (np.float32, np.float64):
-        return on_device(ctx, generator.random(shape, dtype=np_dtype))
+        return generator.random(shape, dtype=np_dtype)
     # Rounding a float32 draw to float16 may give 1.0: keep it below 1.
     values = generator.random(shape, dtype=np.float32).astype(np_dtype)
     largest_below_one = np.nextafter(np_dtype(1), np_dtype(0))
-    return on_device(ctx, np.minimum(values, largest_below_one))
+    return np.minimum(values, largest_below_one)
 
 
 # --- integers and shuffles ------------------------------------------------------------------
@@ -108,19 +114,24 @@ def random_uniform(ctx, shape, *, dtype, seed, seed2):
 @register_kernel("RandomUniformInt", ALL_DEVICE_TYPES)
 def random_uniform_int(ctx, shape, minval, maxval, *, Tout, seed, seed2):
     """Integers drawn uniformly from [minval, maxval)."""
+    return on_device(ctx, _uniform_ints(ctx, lambda: _generator(ctx, seed, seed2),
+                                        _shape_from(ctx, shape), minval, maxval,
+                                        Tout.as_numpy_dtype))
+
+
+def _uniform_ints(ctx, make_generator, shape, minval, maxval, np_dtype):
+    """Integers of `shape` from [minval, maxval), the bounds checked first (the generator is
+    made only then, by `make_generator()`)."""
     minval, maxval = ctx.device.copy_to_host(minval), ctx.device.copy_to_host(maxval)
     for name, bound in (("minval", minval), ("maxval", maxval)):
         if np.ndim(bound) != 0:
             raise invalid("%s must be 0-D, got shape %s" % (name, shape_text(np.shape(bound))))
-    shape = _shape_from(ctx, shape)
     low, high = int(minval), int(maxval)
     if low >= high and int(np.prod(shape)) > 0:
         raise invalid("Need minval < maxval, got %d >= %d" % (low, high))
-    generator = _generator(ctx, seed, seed2)
     if int(np.prod(shape)) == 0:
-        return on_device(ctx, np.zeros(shape, dtype=Tout.as_numpy_dtype))
-    return on_device(ctx, generator.integers(low, high, size=shape,
-                                             dtype=Tout.as_numpy_dtype))
+        return np.zeros(shape, dtype=np_dtype)
+    return make_generator().integers(low, high, size=shape, dtype=np_dtype)
 
 
 @register_kernel("RandomShuffle", ALL_DEVICE_TYPES)
@@ -131,3 +142,109 @@ def random_shuffle(ctx, value, *, seed, seed2):
         return value
     permutation = on_device(ctx, generator.permutation(value.shape[0]))
     return ctx.xp.take(value, permutation, axis=0)
+
+
+# --- samples of distributions with parameters ----------------------------------------------
+
+def _check_logits(logits, num_samples):
+    """The logits (a matrix of at least one class) and num_samples (>= 0) as TF checks them."""
+    if logits.ndim != 2:
+        raise invalid("logits should be a matrix, got shape %s" % shape_text(logits.shape))
+    if np.ndim(num_samples) != 0:
+        raise invalid("num_samples should be a scalar, got shape %s"
+                      % shape_text(np.shape(num_samples)))
+    num_samples = int(num_samples)
+    if num_samples < 0:
+        raise invalid("num_samples should be nonnegative, got %d" % num_samples)
+    if logits.shape[1] == 0 and logits.shape[0] > 0:
+        raise invalid("num_classes should be positive, got 0")
+    return num_samples
+
+
+def _categorical_draws(generator, logits, num_samples, np_dtype):
+    """`num_samples` class indices per row, class j of a row drawn with probability
+    softmax(row)[j] (a logit of -inf is a class never drawn)."""
+    logits = logits.astype(np.float64)
+    out = np.zeros((logits.shape[0], num_samples), dtype=np_dtype)
+    for row, row_logits in enumerate(logits):
+        weights = np.exp(row_logits - np.max(row_logits))
+        cdf = np.cumsum(weights)
+        draws = generator.random(num_samples) * cdf[-1]
+        # The first class whose cumulative weight exceeds the draw; never past the last.
+        out[row] = np.minimum(np.searchsorted(cdf, draws, side="right"), len(cdf) - 1)
+    return out
+
+
+@register_kernel("Multinomial", ALL_DEVICE_TYPES)
+def multinomial(ctx, logits, num_samples, *, T, output_dtype, seed, seed2):  # noqa: N803
+    del T
+    logits, num_samples = host_array(ctx, logits), host_array(ctx, num_samples)
+    num_samples = _check_logits(logits, num_samples)
+    generator = _generator(ctx, seed, seed2)
+    return on_device(ctx, _categorical_draws(generator, logits, num_samples,
+                                             output_dtype.as_numpy_dtype))
+
+
+@register_kernel("RandomPoissonV2", ALL_DEVICE_TYPES)
+def random_poisson_v2(ctx, shape, rate, *, S, R, dtype, seed, seed2):  # noqa: N803
+    """For each rate, `shape` draws of a Poisson distribution with that rate."""
+    del S, R
+    shape, rate = _shape_from(ctx, shape), host_array(ctx, rate)
+    if np.any(rate < 0):
+        raise invalid("rate must be non-negative, got %s" % rate[rate < 0].reshape(-1)[0])
+    generator = _generator(ctx, seed, seed2)
+    draws = generator.poisson(np.asarray(rate, dtype=np.float64), size=shape + rate.shape)
+    return on_device(ctx, draws.astype(dtype.as_numpy_dtype))
+
+
+# --- stateless: a new generator from the seed input at every run ----------------------------
+
+def _stateless_generator(ctx, seed):
+    """A Philox generator keyed by the two ints of the `seed` input."""
+    seed = host_array(ctx, seed)
+    if seed.shape != (2,):
+        raise invalid("seed must have shape [2], not %s" % shape_text(seed.shape))
+    return np.random.Generator(np.random.Philox(
+        key=((int(seed[0]) & _UINT64_MASK) << 64) | (int(seed[1]) & _UINT64_MASK)))
+
+
+@register_kernel("StatelessRandomNormal", ALL_DEVICE_TYPES)
+def stateless_random_normal(ctx, shape, seed, *, dtype, T, Tseed):  # noqa: N803
+    del T, Tseed
+    generator = _stateless_generator(ctx, seed)
+    return on_device(ctx, _standard_normal(generator, _shape_from(ctx, shape),
+                                           dtype.as_numpy_dtype))
+
+
+@register_kernel("StatelessTruncatedNormal", ALL_DEVICE_TYPES)
+def stateless_truncated_normal(ctx, shape, seed, *, dtype, T, Tseed):  # noqa: N803
+    del T, Tseed
+    generator = _stateless_generator(ctx, seed)
+    return on_device(ctx, _truncated(generator, _shape_from(ctx, shape), dtype.as_numpy_dtype))
+
+
+@register_kernel("StatelessRandomUniform", ALL_DEVICE_TYPES)
+def stateless_random_uniform(ctx, shape, seed, *, dtype, T, Tseed):  # noqa: N803
+    del T, Tseed
+    generator = _stateless_generator(ctx, seed)
+    return on_device(ctx, _uniform(generator, _shape_from(ctx, shape), dtype.as_numpy_dtype))
+
+
+@register_kernel("StatelessRandomUniformInt", ALL_DEVICE_TYPES)
+def stateless_random_uniform_int(ctx, shape, seed, minval, maxval, *, dtype, T,  # noqa: N803
+                                 Tseed):
+    del T, Tseed
+    return on_device(ctx, _uniform_ints(ctx, lambda: _stateless_generator(ctx, seed),
+                                        _shape_from(ctx, shape), minval, maxval,
+                                        dtype.as_numpy_dtype))
+
+
+@register_kernel("StatelessMultinomial", ALL_DEVICE_TYPES)
+def stateless_multinomial(ctx, logits, num_samples, seed, *, T, Tseed,  # noqa: N803
+                          output_dtype):
+    del T, Tseed
+    logits, num_samples = host_array(ctx, logits), host_array(ctx, num_samples)
+    num_samples = _check_logits(logits, num_samples)
+    generator = _stateless_generator(ctx, seed)
+    return on_device(ctx, _categorical_draws(generator, logits, num_samples,
+                                             output_dtype.as_numpy_dtype))
