@@ -19,4 +19,5 @@ from minitf.kernels.cpu import serialize_sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_cross_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import state_kernels  # noqa: F401
+from minitf.kernels.cpu import summary_kernels  # noqa: F401
 from minitf.kernels.cpu import training_kernels  # noqa: F401
