@@ -77,6 +77,7 @@ from minitf import metrics  # noqa: F401,E402
 from minitf import nn  # noqa: F401,E402
 from minitf import profiler  # noqa: F401,E402
 from minitf import queue  # noqa: F401,E402
+from minitf import summary  # noqa: F401,E402
 from minitf import test  # noqa: F401,E402
 from minitf import train  # noqa: F401,E402
 
@@ -122,6 +123,13 @@ from minitf.graph.tensor_spec import TensorSpec  # noqa: F401,E402
 del _dtypes
 
 
+# tf.Summary, tf.Event, ...: the summary and event messages, loaded (with protobuf) when used.
+_SUMMARY_PROTOS = ("Summary", "SummaryMetadata", "HistogramProto", "Event", "SessionLog",
+                   "LogMessage")
+
+
 def __getattr__(name):
     """Called for a name minitf lacks: says so when it is one of TF 1.15's."""
+    if name in _SUMMARY_PROTOS:
+        return summary.proto_class(name)
     raise _tf1_api.missing_name_error("tf", __name__, name)

@@ -662,6 +662,10 @@ NotDifferentiable("InvertPermutation")
 NotDifferentiable("ConcatOffset")
 NotDifferentiable("EditDistance")
 NotDifferentiable("Assert")  # a check, with no outputs (TensorFlow declares it in logging_ops.py)
+# The summary ops output bytes for an event file, not numbers (TensorFlow: logging_ops.py).
+for _summary_op in ("ScalarSummary", "HistogramSummary", "ImageSummary", "AudioSummaryV2",
+                    "TensorSummaryV2", "MergeSummary"):
+    NotDifferentiable(_summary_op)
 
 
 # =============================================================================

@@ -27,6 +27,7 @@ from minitf.train.rmsprop import *  # noqa: F401,F403
 from minitf.train.session_manager import *  # noqa: F401,F403
 from minitf.train.session_run_hook import *  # noqa: F401,F403
 from minitf.train.training_util import *  # noqa: F401,F403
+from minitf.summary.summary_iterator import summary_iterator  # noqa: F401
 
 # tf.train.Example and its parts are the classes generated from minitf/proto/example.proto;
 # looking one up loads protobuf, which `import minitf` must not.

@@ -5,7 +5,9 @@ callbacks of `SessionRunHook` (see session_run_hook.py):
 
 - `StopAtStepHook`: request a stop when the global step reaches a limit;
 - `CheckpointSaverHook`: `saver.save(...)` every N seconds or steps, and at the end;
-- `StepCounterHook`: log global steps per second;
+- `StepCounterHook`: log global steps per second, and write them as a summary;
+- `SummarySaverHook`: run the summary op every N steps or seconds and write
+  what it returns to an event file;
 - `LoggingTensorHook`: log the values of some tensors every N steps or seconds;
 - `NanTensorHook`: raise (or stop) when the loss becomes NaN;
 - `FinalOpsHook`: run some ops once, at the end, and keep their values;
@@ -19,6 +21,12 @@ Several hooks fetch the global step along with the caller's fetches. That
 value may be read before or after the train op increments it in the same
 run (a *stale* step), so a hook that is about to act reads it once more
 with its own `session.run`, exactly as TensorFlow does.
+
+The hooks that write (`CheckpointSaverHook`, `StepCounterHook`,
+`SummarySaverHook`) share one FileWriter per directory
+(`tf.summary.FileWriterCache`), so a training loop makes one event file:
+the graph, a CHECKPOINT session log for each checkpoint, the steps per
+second and the summaries, each at its global step.
 
 Logging goes to the Python logger "minitf" in TensorFlow's wording
 (`loss = 0.26, step = 3 (0.027 sec)`, `global_step/sec: 148.8`); to see
@@ -36,11 +44,14 @@ import numpy as np
 
 from minitf.graph import errors
 from minitf.graph import ops
+from minitf.saver import meta_graph
+from minitf.summary import proto_class
+from minitf.summary.writer_cache import FileWriterCache
 from minitf.train import training_util
 from minitf.train.session_run_hook import SessionRunArgs, SessionRunHook
 
 __all__ = ["SecondOrStepTimer", "LoggingTensorHook", "StopAtStepHook",
-           "CheckpointSaverListener", "CheckpointSaverHook", "StepCounterHook",
+           "CheckpointSaverListener", "CheckpointSaverHook", "StepCounterHook", "SummarySaverHook",
            "NanLossDuringTrainingError", "NanTensorHook", "GlobalStepWaiterHook",
            "FinalOpsHook", "FeedFnHook", "ProgressBarHook"]
 
@@ -203,6 +214,8 @@ class CheckpointSaverHook(SessionRunHook):
 
     The saver is `saver`, else `scaffold.saver`, else the only Saver in the
     graph's SAVERS collection. Files are `<checkpoint_dir>/model.ckpt-<step>`.
+    The event file of `checkpoint_dir` gets the graph when the session
+    starts and a CHECKPOINT session log for each checkpoint.
     """
 
     def __init__(self, checkpoint_dir, save_secs=None, save_steps=None, saver=None,
@@ -219,13 +232,20 @@ class CheckpointSaverHook(SessionRunHook):
         self._steps_per_run = 1
 
     def begin(self):
+        self._summary_writer = FileWriterCache.get(self._checkpoint_dir)
         self._global_step_tensor = _global_step_or_raise("CheckpointSaverHook")
         for listener in self._listeners:
             listener.begin()
 
     def after_create_session(self, session, coord):
-        # The first checkpoint holds the state the training starts from.
+        # The graph is written now, not in begin: other hooks may add to it until it is final.
         global_step = int(session.run(self._global_step_tensor))
+        graph = ops.get_default_graph()
+        saver_def = getattr(self._get_saver(), "saver_def", None)  # a stand-in saver has none
+        self._summary_writer.add_graph(graph)
+        self._summary_writer.add_meta_graph(meta_graph.export_meta_graph(
+            graph_def=graph.as_graph_def(add_shapes=True), saver_def=saver_def, graph=graph))
+        # The first checkpoint holds the state the training starts from.
         self._save(session, global_step)
         self._timer.update_last_triggered_step(global_step)
 
@@ -255,6 +275,9 @@ class CheckpointSaverHook(SessionRunHook):
             listener.before_save(session, step)
         _logger.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(session, self._save_path, global_step=step)
+        session_log = proto_class("SessionLog")
+        self._summary_writer.add_session_log(
+            session_log(status=session_log.CHECKPOINT, checkpoint_path=self._save_path), step)
         _logger.info("Calling checkpoint listeners after saving checkpoint %d...", step)
         should_stop = False
         for listener in self._listeners:
@@ -289,9 +312,9 @@ class CheckpointSaverHook(SessionRunHook):
 class StepCounterHook(SessionRunHook):
     """Logs how many global steps per second the loop makes (`global_step/sec: 148.8`).
 
-    `output_dir` and `summary_writer` are accepted for TensorFlow's
-    signature and ignored: minitf has no summary files; the rate is only
-    logged.
+    With a `summary_writer`, or an `output_dir` (whose cached FileWriter is
+    used), the rate is also written as a scalar summary tagged
+    `global_step/sec`, at the global step.
     """
 
     _MAX_STALL_WARNINGS = 5
@@ -308,6 +331,8 @@ class StepCounterHook(SessionRunHook):
         self._stall_warnings = 0
 
     def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
         self._global_step_tensor = _global_step_or_raise("StepCounterHook")
         self._summary_tag = self._global_step_tensor.op.name + "/sec"
 
@@ -322,13 +347,18 @@ class StepCounterHook(SessionRunHook):
                 elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(
                     global_step)
                 if elapsed_time is not None:
-                    self._log_rate(elapsed_steps, elapsed_time)
+                    self._log_and_record(elapsed_steps, elapsed_time, global_step)
         if stale_global_step == self._last_global_step:
             self._warn_step_not_increased(stale_global_step)
         self._last_global_step = stale_global_step
 
-    def _log_rate(self, elapsed_steps, elapsed_time):
-        _logger.info("%s: %g", self._summary_tag, elapsed_steps / max(elapsed_time, 1e-12))
+    def _log_and_record(self, elapsed_steps, elapsed_time, global_step):
+        steps_per_sec = elapsed_steps / max(elapsed_time, 1e-12)
+        if self._summary_writer is not None:
+            summary = proto_class("Summary")
+            self._summary_writer.add_summary(summary(value=[summary.Value(
+                tag=self._summary_tag, simple_value=steps_per_sec)]), global_step)
+        _logger.info("%s: %g", self._summary_tag, steps_per_sec)
 
     def _warn_step_not_increased(self, step):
         if self._stall_warnings < self._MAX_STALL_WARNINGS:
@@ -338,6 +368,70 @@ class StepCounterHook(SessionRunHook):
                 "Current value (could be stable): %s vs previous value: %s. You could increase "
                 "the global step by passing tf.train.get_global_step() to "
                 "Optimizer.apply_gradients or Optimizer.minimize.", step, self._last_global_step)
+
+
+class SummarySaverHook(SessionRunHook):
+    """Runs a summary op every N steps or seconds and writes what it returns.
+
+    The op is `summary_op` (one, or a list), else the scaffold's
+    (`tf.summary.merge_all()` by default). It is fetched along with the
+    caller's fetches at the first step and whenever the timer fires; its
+    Summaries go to `summary_writer`, or the cached FileWriter of
+    `output_dir`, at the global step after the run. The first run also
+    writes a START session log.
+    """
+
+    def __init__(self, save_steps=None, save_secs=None, output_dir=None, summary_writer=None,
+                 scaffold=None, summary_op=None):
+        if (scaffold is None) == (summary_op is None):
+            raise ValueError("Exactly one of scaffold or summary_op must be provided.")
+        self._summary_op = summary_op
+        self._summary_writer = summary_writer
+        self._output_dir = output_dir
+        self._scaffold = scaffold
+        self._timer = SecondOrStepTimer(every_secs=save_secs, every_steps=save_steps)
+
+    def begin(self):
+        if self._summary_writer is None and self._output_dir:
+            self._summary_writer = FileWriterCache.get(self._output_dir)
+        self._next_step = None
+        self._global_step_tensor = _global_step_or_raise("SummarySaverHook")
+
+    def before_run(self, run_context):
+        self._request_summary = (self._next_step is None
+                                 or self._timer.should_trigger_for_step(self._next_step))
+        requests = {"global_step": self._global_step_tensor}
+        if self._request_summary and self._get_summary_op() is not None:
+            requests["summary"] = self._get_summary_op()
+        return SessionRunArgs(requests)
+
+    def after_run(self, run_context, run_values):
+        if not self._summary_writer:
+            return
+        global_step = run_values.results["global_step"] + 1
+        if self._next_step is None or self._request_summary:
+            global_step = int(run_context.session.run(self._global_step_tensor))
+        if self._next_step is None:
+            session_log = proto_class("SessionLog")
+            self._summary_writer.add_session_log(session_log(status=session_log.START),
+                                                 global_step)
+        if self._request_summary:
+            self._timer.update_last_triggered_step(global_step)
+            for summary in run_values.results.get("summary", []):
+                self._summary_writer.add_summary(summary, global_step)
+        self._next_step = global_step + 1
+
+    def end(self, session=None):
+        if self._summary_writer:
+            self._summary_writer.flush()
+
+    def _get_summary_op(self):
+        """The summary ops to run, as a list; None when there are none."""
+        summary_op = self._summary_op if self._summary_op is not None \
+            else self._scaffold.summary_op
+        if summary_op is None:
+            return None
+        return summary_op if isinstance(summary_op, list) else [summary_op]
 
 
 def _as_graph_element(obj):

@@ -33,10 +33,6 @@ Each new session starts the queue runners of the graph's QUEUE_RUNNERS
 collection (`queue_runner_impl.py`) under its Coordinator, as TensorFlow's
 does.
 
-Differences from TensorFlow: minitf has no summaries, so `save_summaries_*`
-and `summary_dir` are accepted and ignored and no `SummarySaverHook` is
-added.
-
 Mirrors `tensorflow/python/training/monitored_session.py`.
 """
 
@@ -51,6 +47,7 @@ from minitf.ops import array_ops
 from minitf.ops import control_flow_ops
 from minitf.ops import variables
 from minitf.session.config import RunMetadata, RunOptions
+from minitf.summary import summary
 from minitf.train import basic_session_run_hooks
 from minitf.train import coordinator
 from minitf.train import queue_runner_impl
@@ -89,8 +86,9 @@ class Scaffold:
     - `saver`: a `tf.train.Saver` of all saveable variables.
 
     `init_fn(scaffold, session)` runs after `init_op` (for example to load
-    pretrained weights). minitf has no summaries, so `summary_op` stays None
-    unless given.
+    pretrained weights). `summary_op` is the only item of the SUMMARY_OP
+    collection, else `tf.summary.merge_all()` (added to that collection),
+    else None when the graph has no summaries.
     """
 
     def __init__(self, init_op=None, init_feed_dict=None, init_fn=None, ready_op=None,
@@ -142,7 +140,8 @@ class Scaffold:
             self._local_init_op = Scaffold.get_or_default(
                 "local_init_op", ops.GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op)
         if self._summary_op is None:
-            self._summary_op = _only_item_of(ops.GraphKeys.SUMMARY_OP, "summary_op")
+            self._summary_op = Scaffold.get_or_default(
+                "summary_op", ops.GraphKeys.SUMMARY_OP, summary.merge_all)
         if self._saver is None:
             self._saver = _get_saver_or_default()
         self._saver.build()
@@ -730,15 +729,17 @@ def MonitoredTrainingSession(master="", is_chief=True,  # noqa: N802 - TF's name
     `checkpoint_dir`: a `CheckpointSaverHook` saves every
     `save_checkpoint_secs` seconds (600 by default) or, if given instead,
     every `save_checkpoint_steps` steps, and once more at the end; a
-    `StepCounterHook` logs steps per second every `log_step_count_steps`
-    steps. The chief's hooks are `chief_only_hooks`, then these, then
+    `StepCounterHook` logs and writes steps per second every
+    `log_step_count_steps` steps; a `SummarySaverHook` runs the scaffold's
+    summary op (`tf.summary.merge_all()`) every `save_summaries_steps` steps
+    (100 by default) or, if given instead, every `save_summaries_secs`
+    seconds. Both write to `summary_dir`, which is `checkpoint_dir` unless
+    given. The chief's hooks are `chief_only_hooks`, then these, then
     `hooks`. A worker (`is_chief=False`) waits up to `max_wait_secs` for the
     chief to make the model ready and runs only `hooks`.
-
-    `save_summaries_steps`, `save_summaries_secs` and `summary_dir` are
-    accepted and ignored: minitf writes no summaries.
     """
-    del save_summaries_steps, save_summaries_secs  # no summaries in minitf
+    save_summaries_secs, save_summaries_steps = _summary_frequency(
+        save_summaries_secs, save_summaries_steps)
     save_checkpoint_secs, save_checkpoint_steps = _checkpoint_frequency(
         save_checkpoint_secs, save_checkpoint_steps)
     scaffold = scaffold or Scaffold()
@@ -751,9 +752,15 @@ def MonitoredTrainingSession(master="", is_chief=True,  # noqa: N802 - TF's name
     all_hooks = list(chief_only_hooks or [])
     session_creator = ChiefSessionCreator(scaffold=scaffold, checkpoint_dir=checkpoint_dir,
                                           master=master, config=config)
-    if (summary_dir or checkpoint_dir) and log_step_count_steps and log_step_count_steps > 0:
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir and log_step_count_steps and log_step_count_steps > 0:
         all_hooks.append(basic_session_run_hooks.StepCounterHook(
-            output_dir=summary_dir or checkpoint_dir, every_n_steps=log_step_count_steps))
+            output_dir=summary_dir, every_n_steps=log_step_count_steps))
+    if summary_dir and ((save_summaries_steps and save_summaries_steps > 0)
+                        or (save_summaries_secs and save_summaries_secs > 0)):
+        all_hooks.append(basic_session_run_hooks.SummarySaverHook(
+            scaffold=scaffold, save_steps=save_summaries_steps, save_secs=save_summaries_secs,
+            output_dir=summary_dir))
     if checkpoint_dir and ((save_checkpoint_secs and save_checkpoint_secs > 0)
                            or (save_checkpoint_steps and save_checkpoint_steps > 0)):
         all_hooks.append(basic_session_run_hooks.CheckpointSaverHook(
@@ -764,12 +771,22 @@ def MonitoredTrainingSession(master="", is_chief=True,  # noqa: N802 - TF's name
                             stop_grace_period_secs=stop_grace_period_secs)
 
 
+def _summary_frequency(save_summaries_secs, save_summaries_steps):
+    """(secs, steps) to write summaries at: every 100 steps when neither is given."""
+    return _secs_or_steps(save_summaries_secs, save_summaries_steps, (None, 100))
+
+
 def _checkpoint_frequency(save_checkpoint_secs, save_checkpoint_steps):
     """(secs, steps) to save at: every 600 s when neither is given, else what was given."""
-    if save_checkpoint_steps is USE_DEFAULT and save_checkpoint_secs is USE_DEFAULT:
-        return 600, None
-    if save_checkpoint_secs is USE_DEFAULT:
-        return None, save_checkpoint_steps
-    if save_checkpoint_steps is USE_DEFAULT:
-        return save_checkpoint_secs, None
-    return save_checkpoint_secs, save_checkpoint_steps
+    return _secs_or_steps(save_checkpoint_secs, save_checkpoint_steps, (600, None))
+
+
+def _secs_or_steps(secs, steps, default):
+    """The (secs, steps) given, USE_DEFAULT as None; `default` when neither is given."""
+    if steps is USE_DEFAULT and secs is USE_DEFAULT:
+        return default
+    if secs is USE_DEFAULT:
+        return None, steps
+    if steps is USE_DEFAULT:
+        return secs, None
+    return secs, steps

@@ -327,7 +327,8 @@ def test_monitored_training_session_hook_order(tmp_path):
                                              chief_only_hooks=[chief_hook])
     kinds = [type(h).__name__ for h in sess._hooks]
     sess.close()
-    assert kinds == ["CountingHook", "StepCounterHook", "CheckpointSaverHook", "CountingHook"]
+    assert kinds == ["CountingHook", "StepCounterHook", "SummarySaverHook", "CheckpointSaverHook",
+                     "CountingHook"]
     assert sess._hooks[0] is chief_hook and sess._hooks[-1] is hook
 
 

@@ -280,9 +280,9 @@ def test_logging_tensor_hook_arguments():
 
 # --- StepCounterHook --------------------------------------------------------------------
 
-def test_step_counter_hook_logs_steps_per_second(caplog):
+def test_step_counter_hook_logs_steps_per_second(caplog, tmp_path):
     _, train_op = _counter_model()
-    hook = tf.train.StepCounterHook(every_n_steps=2, output_dir="ignored")
+    hook = tf.train.StepCounterHook(every_n_steps=2, output_dir=str(tmp_path))
     with caplog.at_level(logging.INFO, logger="minitf"):
         with tf.train.MonitoredSession(hooks=[hook]) as sess:
             for _ in range(6):

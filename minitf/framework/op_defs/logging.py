@@ -1,4 +1,4 @@
-"""The OpDef of Assert: a node that fails the step when its condition is false.
+"""The OpDefs of Assert, CheckNumerics, Print and of the summary ops.
 
 `Assert` takes a boolean scalar and a list of tensors of any types, which
 its error message prints (each summarized to its first `summarize`
@@ -6,11 +6,19 @@ elements). It has no outputs: other ops run after it through control
 dependencies. The constructor is in `minitf/ops/logging_ops.py`, the
 kernel in `minitf/kernels/cpu/logging_kernels.py`.
 
+A summary op turns a tag and a tensor into one string scalar: the bytes of a
+`Summary` message (`minitf/proto/summary.proto`), which a FileWriter writes
+to an event file. `MergeSummary` joins several such messages into one. The
+constructors are in `minitf/summary/summary.py`, the kernels in
+`minitf/kernels/cpu/summary_kernels.py`.
+
 Mirrors `tensorflow/core/ops/logging_ops.cc`.
 """
 
+import numpy as np
+
 from minitf.framework import common_shapes
-from minitf.framework.op_def import register_op
+from minitf.framework.op_def import get_op_def, register_op
 
 register_op("Assert").input("condition: bool").input("data: T").attr("T: list(type)").attr(
     "summarize: int = 3").set_is_stateful().set_shape_fn(common_shapes.no_outputs)
@@ -28,3 +36,30 @@ register_op("Print").input("input: T").input("data: U").output("output: T").attr
     "T: type").attr("U: list(type) >= 0").attr("message: string = ''").attr(
     "first_n: int = -1").attr("summarize: int = 3").set_is_stateful().set_shape_fn(
     common_shapes.unchanged_shape)
+# TensorFlow's `realnumbertype` (minitf has no bfloat16).
+_REALS = "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
+
+register_op("ScalarSummary").input("tags: string").input("values: T").output(
+    "summary: string").attr("T: %s" % _REALS).set_shape_fn(common_shapes.scalar_shape)
+
+register_op("HistogramSummary").input("tag: string").input("values: T").output(
+    "summary: string").attr("T: %s = float32" % _REALS).set_shape_fn(
+    common_shapes.scalar_shape)
+
+register_op("ImageSummary").input("tag: string").input("tensor: T").output(
+    "summary: string").attr("max_images: int >= 1 = 3").attr(
+    "T: {uint8, float32, float16, float64} = float32").attr("bad_color: tensor").set_shape_fn(
+    common_shapes.scalar_shape)
+# The colour of a pixel with a NaN or an infinity: opaque red.
+get_op_def("ImageSummary").attrs["bad_color"].default = np.array([255, 0, 0, 255], np.uint8)
+
+register_op("AudioSummaryV2").input("tag: string").input("tensor: float").input(
+    "sample_rate: float").output("summary: string").attr("max_outputs: int >= 1 = 3").set_shape_fn(
+    common_shapes.scalar_shape)
+
+register_op("TensorSummaryV2").input("tag: string").input("tensor: T").input(
+    "serialized_summary_metadata: string").output("summary: string").attr("T: type").set_shape_fn(
+    common_shapes.scalar_shape)
+
+register_op("MergeSummary").input("inputs: N * string").output("summary: string").attr(
+    "N: int >= 1").set_shape_fn(common_shapes.scalar_shape)

@@ -22,4 +22,5 @@ from minitf.kernels.cpu import space_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import state_kernels  # noqa: F401
 from minitf.kernels.cpu import string_kernels  # noqa: F401
+from minitf.kernels.cpu import summary_kernels  # noqa: F401
 from minitf.kernels.cpu import training_kernels  # noqa: F401
