@@ -222,3 +222,20 @@ def test_monitored_training_session_writes_graph_summaries_rate_and_checkpoints(
                    if e.session_log.status == tf.SessionLog.CHECKPOINT]
     assert checkpoints == [(0, os.path.join(str(tmp_path), "model.ckpt")),
                            (6, os.path.join(str(tmp_path), "model.ckpt"))]
+
+
+def test_seed_004s_tf1_listing_writes_the_scalar_it_merged(tmp_path):
+    """Seed 004's TF 1.x listing: scalar, merge_all, run, FileWriter.add_summary."""
+    with tf.Graph().as_default():
+        tf.summary.scalar("foo", 0.5)
+        merge_op = tf.summary.merge_all()
+        with tf.Session() as sess:
+            summary = sess.run(merge_op)
+        w = tf.summary.FileWriter(str(tmp_path / "logs"))
+        w.add_summary(summary, 42)
+        w.close()
+    events = _events(str(tmp_path / "logs"))
+    assert events[0].file_version == "brain.Event:2"
+    (value,) = [v for e in events[1:] for v in e.summary.value]
+    assert (value.tag, value.simple_value) == ("foo", 0.5)
+    assert events[-1].step == 42
