@@ -1,8 +1,10 @@
 """`tf.nn`: the neural-network namespace.
 
 Only names: the ops are defined in minitf/ops/nn_ops.py (activations, softmax,
-losses, dropout, moments, convolution and pooling), minitf/ops/embedding_ops.py
-(embedding_lookup) and minitf/ops/math_ops.py (sigmoid, tanh, which TensorFlow also files here).
+losses, dropout, moments, top_k, convolution and pooling), minitf/ops/nn_impl.py
+(the composites: swish, batch normalization, the moments family, weighted
+losses), minitf/ops/embedding_ops.py (embedding_lookup) and minitf/ops/math_ops.py
+(sigmoid, tanh, which TensorFlow also files here).
 
 Mirrors `tensorflow/python/ops/nn.py`.
 
@@ -14,14 +16,21 @@ from minitf.graph import tf1_api as _tf1_api
 from minitf.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,  # noqa: F401
                                       safe_embedding_lookup_sparse)
 from minitf.ops.math_ops import sigmoid, tanh  # noqa: F401
-from minitf.ops.nn_ops import (avg_pool, bias_add, conv2d,  # noqa: F401
-                               conv2d_backprop_filter, conv2d_backprop_input,
-                               conv2d_transpose, dropout, elu, l2_loss, l2_normalize,
-                               log_softmax, max_pool, moments, relu, relu6,
+from minitf.ops.nn_impl import (batch_norm_with_global_normalization,  # noqa: F401
+                                batch_normalization, compute_average_loss, fused_batch_norm,
+                                log_poisson_loss, normalize_moments, relu_layer,
+                                scale_regularization_loss, silu, sufficient_statistics, swish,
+                                weighted_cross_entropy_with_logits, weighted_moments,
+                                zero_fraction)
+from minitf.ops.nn_ops import (approx_max_k, approx_min_k, avg_pool, bias_add,  # noqa: F401
+                               conv2d, conv2d_backprop_filter, conv2d_backprop_input,
+                               conv2d_transpose, crelu, dropout, elu, in_top_k, l2_loss,
+                               l2_normalize, leaky_relu, local_response_normalization,
+                               log_softmax, lrn, max_pool, moments, relu, relu6, selu,
                                sigmoid_cross_entropy_with_logits, softmax,
                                softmax_cross_entropy_with_logits,
-                               softmax_cross_entropy_with_logits_v2, softplus,
-                               sparse_softmax_cross_entropy_with_logits)
+                               softmax_cross_entropy_with_logits_v2, softplus, softsign,
+                               sparse_softmax_cross_entropy_with_logits, top_k, xw_plus_b)
 
 
 def __getattr__(name):

@@ -18,11 +18,14 @@ Mirrors `tensorflow/python/ops/nn_grad.py` (and the NotDifferentiable lines
 of `random_ops.py`).
 """
 
+from minitf.autodiff import gradients_impl
 from minitf.autodiff.registry import NotDifferentiable, RegisterGradient
+from minitf.graph import dtypes
 from minitf.graph import ops
 from minitf.graph import tensor_util
 from minitf.ops import array_ops
 from minitf.ops import math_ops
+from minitf.ops import nn_impl
 from minitf.ops import nn_ops
 
 for _op_type in ("RandomStandardNormal", "RandomUniform", "RandomUniformInt",
@@ -53,6 +56,21 @@ def _softplus_grad(op, grad):
     return nn_ops.softplus_grad(grad, op.inputs[0])
 
 
+@RegisterGradient("Selu")
+def _selu_grad(op, grad):
+    return nn_ops.selu_grad(grad, op.outputs[0])
+
+
+@RegisterGradient("LeakyRelu")
+def _leaky_relu_grad(op, grad):
+    return nn_ops.leaky_relu_grad(grad, op.inputs[0], alpha=op.get_attr("alpha"))
+
+
+@RegisterGradient("Softsign")
+def _softsign_grad(op, grad):
+    return nn_ops.softsign_grad(grad, op.inputs[0])
+
+
 # The backward ops are linear in `gradients`, so their gradient with respect to
 # it is the same backward op applied to the incoming gradient.
 
@@ -75,6 +93,21 @@ def _elu_grad_grad(op, grad):
     dy, elu_y = op.inputs
     d_outputs = math_ops.where(elu_y < 0, grad * dy, array_ops.zeros_like(elu_y))
     return nn_ops.elu_grad(grad, elu_y), d_outputs
+
+
+@RegisterGradient("SeluGrad")
+def _selu_grad_grad(op, grad):
+    # SeluGrad(dy, y) = dy * (y + scale * alpha) where y < 0: linear in y there.
+    dy, selu_y = op.inputs
+    d_outputs = math_ops.where(selu_y < 0., grad * dy, array_ops.zeros_like(selu_y))
+    return nn_ops.selu_grad(grad, selu_y), d_outputs
+
+
+@RegisterGradient("LeakyReluGrad")
+def _leaky_relu_grad_grad(op, grad):
+    features = op.inputs[1]
+    return (nn_ops.leaky_relu_grad(grad, features, alpha=op.get_attr("alpha")),
+            array_ops.zeros_like(features))
 
 
 @RegisterGradient("SoftplusGrad")
@@ -294,3 +327,113 @@ def _avg_pool_grad_grad(op, grad):
     input; no gradient (None) says the same thing.
     """
     return None, nn_ops.avg_pool(grad, **_pool_attrs(op))
+
+
+# --- top_k ----------------------------------------------------------------------------------------
+
+@RegisterGradient("TopKV2")
+def _top_k_grad(op, grad, _):
+    """Each value's gradient goes back to where it was taken from; the rest of the input gets 0.
+
+    The indices are per row; adding each row's offset makes them indices into
+    the flattened input, where scatter_nd puts the gradients.
+    """
+    in_shape = array_ops.shape(op.inputs[0])
+    ind_shape = array_ops.shape(op.outputs[1])
+    ind_lastdim = array_ops.gather(ind_shape, array_ops.size(ind_shape) - 1)
+    ind_2d = array_ops.reshape(op.outputs[1], array_ops.stack([-1, ind_lastdim]))
+    in_lastdim = array_ops.gather(in_shape, array_ops.size(in_shape) - 1)
+    outerdim = array_ops.shape(ind_2d)[0]
+    ind = array_ops.reshape(
+        ind_2d + array_ops.expand_dims(math_ops.range(0, outerdim * in_lastdim, in_lastdim), -1),
+        [-1])
+    return [array_ops.reshape(array_ops.scatter_nd(array_ops.expand_dims(ind, -1),
+                                                   array_ops.reshape(grad, [-1]),
+                                                   [math_ops.reduce_prod(in_shape)]), in_shape),
+            array_ops.zeros([], dtype=dtypes.int32)]
+
+
+# --- normalization ------------------------------------------------------------------------------
+
+@RegisterGradient("LRN")
+def _lrn_grad(op, grad):
+    attrs = {name: op.get_attr(name) for name in ("depth_radius", "bias", "alpha", "beta")}
+    return [nn_ops.lrn_grad(grad, op.inputs[0], op.outputs[0], **attrs)]
+
+
+def _batch_norm_attrs(op):
+    return {name: op.get_attr(name) for name in ("epsilon", "data_format", "is_training")}
+
+
+@RegisterGradient("FusedBatchNormV3")
+def _fused_batch_norm_grad(op, *grad):
+    """One backward op for x, scale and offset; mean and variance (inference inputs) get None.
+
+    In training the batch statistics the op used are its reserve spaces; in
+    inference they are its `mean` and `variance` inputs.
+    """
+    x, scale = op.inputs[0], op.inputs[1]
+    attrs = _batch_norm_attrs(op)
+    if attrs["is_training"]:
+        mean, variance = op.outputs[3], op.outputs[4]
+    else:
+        mean, variance = op.inputs[3], op.inputs[4]
+    dx, dscale, doffset, _, _ = nn_impl.fused_batch_norm_grad(grad[0], x, scale, mean, variance,
+                                                             op.outputs[5], **attrs)
+    return dx, dscale, doffset, None, None
+
+
+def _batch_norm_grad(grad_y, x, scale, pop_mean, pop_var, epsilon, data_format, is_training):
+    """FusedBatchNormGradV3 written with plain ops, so that it can be differentiated itself.
+
+    (grad_x, grad_scale, grad_offset). In training the statistics are
+    recomputed from x, since they depend on it.
+    """
+    x_dtype = x.dtype.base_dtype
+    if x_dtype == dtypes.float16:  # float16 is too imprecise for these sums
+        x, grad_y = math_ops.cast(x, dtypes.float32), math_ops.cast(grad_y, dtypes.float32)
+    rank = 5 if data_format in ("NDHWC", "NCDHW") else 4
+    channels_first = data_format.startswith("NC")
+    reduce_axis = [0] + list(range(2, rank)) if channels_first else list(range(rank - 1))
+    if channels_first:
+        shape = [1, array_ops.size(scale)] + [1] * (rank - 2)
+        scale = array_ops.reshape(scale, shape)
+        pop_mean, pop_var = array_ops.reshape(pop_mean, shape), array_ops.reshape(pop_var, shape)
+    grad_offset = math_ops.reduce_sum(grad_y, axis=reduce_axis)
+    if is_training:
+        mean_grad_y = math_ops.reduce_mean(grad_y, reduce_axis, keepdims=True)
+        mean_x = math_ops.reduce_mean(x, reduce_axis, keepdims=True)
+        var_x = math_ops.reduce_mean(
+            math_ops.squared_difference(x, array_ops.stop_gradient(mean_x)), reduce_axis,
+            keepdims=True)
+        x_offset = x - mean_x
+        mean = math_ops.reduce_mean(grad_y * x_offset, axis=reduce_axis, keepdims=True)
+        grad_x = scale * math_ops.rsqrt(var_x + epsilon) * (
+            grad_y - mean_grad_y - math_ops.reciprocal(var_x + epsilon) * mean * x_offset)
+        grad_scale = math_ops.reduce_sum(
+            math_ops.rsqrt(var_x + epsilon) * grad_y * x_offset, axis=reduce_axis)
+    else:
+        var_rsqrt = math_ops.rsqrt(pop_var + epsilon)
+        grad_scale = math_ops.reduce_sum(grad_y * (x - pop_mean) * var_rsqrt, axis=reduce_axis)
+        grad_x = grad_y * scale * var_rsqrt
+    return math_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+
+
+@RegisterGradient("FusedBatchNormGradV3")
+def _fused_batch_norm_grad_grad(op, *grad):
+    """Differentiates `_batch_norm_grad`, the backward op spelled out, with tf.gradients.
+
+    Its inputs are taken through stop_gradient: the derivatives wanted are those
+    of the backward op alone, not of whatever computed its inputs (grad_y itself
+    depends on x).
+    """
+    grad_y, x, scale = (array_ops.stop_gradient(t) for t in op.inputs[:3])
+    pop_mean, pop_var = op.inputs[3:5]
+    attrs = _batch_norm_attrs(op)
+    grad_x, grad_scale, grad_offset = _batch_norm_grad(grad_y, x, scale, pop_mean, pop_var,
+                                                       **attrs)
+    ys = [grad_x, grad_scale, grad_offset]
+    grad_ys = [array_ops.zeros_like(y) if g is None else g for y, g in zip(ys, grad[:3])]
+    grad_grad_y, grad_x, grad_scale = gradients_impl.gradients(ys, [grad_y, x, scale],
+                                                               grad_ys=grad_ys)
+    return grad_grad_y, grad_x, grad_scale, None, None, None

@@ -20,8 +20,11 @@ The user reaches these through `tf.nn` (minitf/nn.py).
 Mirrors `tensorflow/python/ops/nn_ops.py` and `nn_impl.py`.
 """
 
+import collections
 import collections.abc
 import numbers
+
+import numpy as np
 
 from minitf.graph import dtypes
 from minitf.graph import errors
@@ -73,6 +76,46 @@ def elu(features, name=None):
 def softplus(features, name=None):
     """log(exp(features) + 1), computed without overflow."""
     return apply_op("Softplus", name=name, features=features)
+
+
+def selu(features, name=None):
+    """Scaled exponential linear unit: scale * x where positive, scale * alpha * (exp(x) - 1)
+    elsewhere, with the constants that keep activations normalized (Klambauer et al., 2017)."""
+    return apply_op("Selu", name=name, features=features)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """x where positive, alpha * x elsewhere; integer features are cast to float32 first."""
+    with ops.name_scope(name, "LeakyRelu", [features, alpha]) as scope:
+        features = convert_to_tensor(features, name="features")
+        if features.dtype.is_integer:
+            features = math_ops.cast(features, dtypes.float32)
+        if isinstance(alpha, np.ndarray):
+            alpha = alpha.item()
+        return apply_op("LeakyRelu", name=scope, features=features, alpha=alpha)
+
+
+def softsign(features, name=None):
+    """x / (abs(x) + 1)."""
+    return apply_op("Softsign", name=name, features=features)
+
+
+def crelu(features, name=None, axis=-1):
+    """Concatenated ReLU: relu of [features, -features] joined along `axis` (twice as deep)."""
+    with ops.name_scope(name, "CRelu", [features]) as scope:
+        features = convert_to_tensor(features, name="features")
+        c = array_ops.concat([features, -features], axis, name=scope)
+        return relu(c)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases: a dense layer without its activation."""
+    with ops.name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        mm = math_ops.matmul(x, weights)
+        return bias_add(mm, biases, name=scope)
 
 
 # --- softmax and log_softmax -------------------------------------------------------------
@@ -466,6 +509,22 @@ def softplus_grad(gradients, features, name=None):
     return apply_op("SoftplusGrad", name=name, gradients=gradients, features=features)
 
 
+def selu_grad(gradients, outputs, name=None):
+    """`gradients * scale` where Selu's `outputs` > 0, else `gradients * (outputs + scale * alpha)`."""
+    return apply_op("SeluGrad", name=name, gradients=gradients, outputs=outputs)
+
+
+def leaky_relu_grad(gradients, features, alpha=0.2, name=None):
+    """`gradients` where `features` > 0, else `alpha * gradients`."""
+    return apply_op("LeakyReluGrad", name=name, gradients=gradients, features=features,
+                    alpha=alpha)
+
+
+def softsign_grad(gradients, features, name=None):
+    """`gradients / (1 + abs(features)) ** 2`."""
+    return apply_op("SoftsignGrad", name=name, gradients=gradients, features=features)
+
+
 def bias_add_grad(out_backprop, data_format="NHWC", name=None):
     """`out_backprop` summed over every dimension but the channel one: BiasAdd's bias gradient."""
     return apply_op("BiasAddGrad", name=name, out_backprop=out_backprop,
@@ -699,3 +758,85 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="
     """Each window's gradient shared equally among the window's (non-padding) elements."""
     return apply_op("AvgPoolGrad", name=name, orig_input_shape=orig_input_shape, grad=grad,
                     ksize=ksize, strides=strides, padding=padding, data_format=data_format)
+
+
+# --- top_k and in_top_k ----------------------------------------------------------------------
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF's argument names
+    """The `k` largest entries of each row (the last dimension) and their indices.
+
+    Largest first; equal values keep their order (the lower index first).
+    Returns a named pair (values, indices).
+    """
+    values, indices = apply_op("TopKV2", name=name, input=input, k=k, sorted=sorted)
+    return TopKV2(values, indices)
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each row's target class is among the row's `k` largest predictions.
+
+    Ties count in the target's favour: it is in the top k when fewer than k
+    predictions are strictly larger. A target out of range gives False.
+    """
+    with ops.name_scope(name, "in_top_k"):
+        return apply_op("InTopKV2", name=name, predictions=predictions, targets=targets, k=k)
+
+
+def _approx_top_k(operand, k, reduction_dimension, is_max_k, name):
+    """The exact top k along `reduction_dimension`: an approximation with a recall of 1."""
+    with ops.name_scope(name, "ApproxTopK", [operand]):
+        operand = convert_to_tensor(operand, name="operand")
+        rank = operand.shape.ndims
+        if rank is None:
+            raise ValueError("approx_max_k and approx_min_k need an operand of known rank")
+        axis = reduction_dimension % rank
+        permutation = list(range(rank))
+        permutation[axis], permutation[-1] = permutation[-1], permutation[axis]
+        moved = operand if axis == rank - 1 else array_ops.transpose(operand, permutation)
+        values, indices = top_k(moved if is_max_k else -moved, k)
+        if not is_max_k:
+            values = -values
+        if axis != rank - 1:
+            values = array_ops.transpose(values, permutation)
+            indices = array_ops.transpose(indices, permutation)
+        return values, indices
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The `k` largest values along `reduction_dimension`, and their indices.
+
+    TensorFlow's TPU kernel may miss some (it promises `recall_target`);
+    minitf computes the exact top k, which keeps every promise.
+    """
+    return _approx_top_k(operand, k, reduction_dimension, True, name)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The `k` smallest values along `reduction_dimension`, and their indices (exactly)."""
+    return _approx_top_k(operand, k, reduction_dimension, False, name)
+
+
+# --- local response normalization -------------------------------------------------------------
+
+def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0,  # noqa: A002
+                                 beta=0.5, name=None):
+    """Each depth of a 4-D `input` divided by (bias + alpha * sqr_sum) ** beta, where sqr_sum
+    sums the squares of the 2 * depth_radius + 1 depths around it."""
+    return apply_op("LRN", name=name, input=input, depth_radius=depth_radius, bias=bias,
+                    alpha=alpha, beta=beta)
+
+
+lrn = local_response_normalization
+
+
+def lrn_grad(input_grads, input_image, output_image, depth_radius=5, bias=1.0, alpha=1.0,
+             beta=0.5, name=None):
+    """The gradient of LRN with respect to its input."""
+    return apply_op("LRNGrad", name=name, input_grads=input_grads, input_image=input_image,
+                    output_image=output_image, depth_radius=depth_radius, bias=bias,
+                    alpha=alpha, beta=beta)

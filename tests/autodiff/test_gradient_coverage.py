@@ -30,6 +30,7 @@ CASE_MODULES = ["test_math_grad.py", "test_array_grad.py", "test_nn_grad.py",
 # is a LookupError in TF too.
 _TF_LEAVES_WITHOUT_GRADIENT = {
     "Unique",
+    "SoftsignGrad", "InTopKV2", "LRNGrad",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.

@@ -27,10 +27,10 @@ from minitf.ops import nn_ops
 class Case:
     """One numeric check: `build(*inputs)` differentiated w.r.t. every input, at `values`."""
 
-    def __init__(self, label, build, *values, tolerance=1e-7, delta=1e-4):
+    def __init__(self, label, build, *values, tolerance=1e-7, delta=1e-4, dtype=np.float64):
         self.label = label
         self.build = build
-        self.values = [np.asarray(v, dtype=np.float64) for v in values]
+        self.values = [np.asarray(v, dtype=dtype) for v in values]
         self.tolerance = tolerance
         self.delta = delta
 
@@ -244,9 +244,68 @@ def bias_add_grad_cases():
     ]
 
 
+def top_k_cases():
+    return [Case("vector", lambda x: tf.nn.top_k(x, 3).values, distinct([6])),
+            Case("matrix", lambda x: tf.nn.top_k(x, 2).values * 2.0, distinct([3, 4])),
+            Case("rank3", lambda x: tf.nn.top_k(x, 1).values, distinct([2, 2, 3]))]
+
+
+# LRN and the fused batch norm ops take float16 and float32 only: their checks
+# run in float32, with a tolerance to match.
+FLOAT32 = dict(dtype=np.float32, tolerance=1e-3, delta=1e-2)
+
+
+def lrn_cases():
+    return [Case("defaults", tf.nn.lrn, uniform([1, 2, 2, 5]), **FLOAT32),
+            Case("radius1", lambda x: tf.nn.lrn(x, 1, bias=2.0, alpha=0.5, beta=0.75),
+                 uniform([2, 2, 1, 4]), **FLOAT32)]
+
+
+def _fused_batch_norm(data_format="NHWC", is_training=True):
+    """A fused batch norm of (x, scale, offset); in inference, of fixed statistics (which,
+    as in TensorFlow, get no gradient)."""
+    def build(x, scale, offset):
+        mean, variance = (None, None) if is_training else (
+            tf.constant(uniform([3], seed=3), x.dtype), tf.constant(uniform([3], 0.5, 1, 4),
+                                                                    x.dtype))
+        y, _, _ = tf.nn.fused_batch_norm(x, scale, offset, mean, variance,
+                                         data_format=data_format, is_training=is_training)
+        return y * tf.constant(uniform(x.shape.as_list(), seed=9), x.dtype)
+    return build
+
+
+def fused_batch_norm_cases():
+    scale, offset = uniform([3], 0.5, 1.5, seed=1), uniform([3], seed=2)
+    return [Case("training", _fused_batch_norm(), uniform([2, 2, 2, 3]), scale, offset,
+                 **FLOAT32),
+            Case("training_nchw", _fused_batch_norm("NCHW"), uniform([2, 3, 2, 2]), scale,
+                 offset, **FLOAT32),
+            Case("inference", _fused_batch_norm(is_training=False), uniform([2, 2, 2, 3]),
+                 scale, offset, **FLOAT32)]
+
+
+def fused_batch_norm_grad_cases():
+    def second(is_training):
+        forward = _fused_batch_norm(is_training=is_training)
+
+        def build(x, scale):
+            y = forward(x, scale, tf.zeros([3]))
+            return tf.gradients(tf.reduce_sum(y * y), [x, scale])[0]
+        return build
+    return [Case("training", second(True), uniform([2, 2, 2, 3]), uniform([3], 0.5, 1.5),
+                 dtype=np.float32, tolerance=5e-3, delta=1e-2),
+            Case("inference", second(False), uniform([2, 2, 2, 3]), uniform([3], 0.5, 1.5),
+                 **FLOAT32)]
+
+
 def _elu_outputs(shape, seed):
     """Values Elu can output (> -1), away from its kink at 0."""
     return away_from([0.0], shape, -0.9, 2.0, seed)
+
+
+def _selu_outputs(shape, seed):
+    """Values Selu can output (> -scale * alpha, about -1.76), away from its kink at 0."""
+    return away_from([0.0], shape, -1.5, 2.0, seed)
 
 
 GRADIENT_CASES = {
@@ -265,6 +324,19 @@ GRADIENT_CASES = {
     "SoftplusGrad": grad_op_cases(nn_ops.softplus_grad,
                                   lambda shape, seed: uniform(shape, -3, 3, seed)) + [
         Case("second_derivative", first_gradient(tf.nn.softplus), uniform([2, 3], -3, 3))],
+    "Selu": activation_cases(tf.nn.selu, [0.0]),
+    "SeluGrad": grad_op_cases(nn_ops.selu_grad, _selu_outputs) + [
+        Case("second_derivative", first_gradient(tf.nn.selu), away_from([0.0], [2, 3], -2, 2))],
+    "LeakyRelu": activation_cases(lambda x: tf.nn.leaky_relu(x, alpha=0.1), [0.0]),
+    "LeakyReluGrad": grad_op_cases(lambda g, x: nn_ops.leaky_relu_grad(g, x, alpha=0.3),
+                                   lambda shape, seed: away_from([0.0], shape, -2, 2, seed)) + [
+        Case("second_derivative", first_gradient(lambda x: tf.nn.leaky_relu(x) * x),
+             away_from([0.0], [2, 3], -2, 2))],
+    "Softsign": activation_cases(tf.nn.softsign, []),
+    "TopKV2": top_k_cases(),
+    "LRN": lrn_cases(),
+    "FusedBatchNormV3": fused_batch_norm_cases(),
+    "FusedBatchNormGradV3": fused_batch_norm_grad_cases(),
     "Softmax": softmax_cases(tf.nn.softmax),
     "LogSoftmax": softmax_cases(tf.nn.log_softmax),
     "BiasAdd": bias_add_cases(),

@@ -319,6 +319,35 @@ def pooling(other):
                           grad=tf.constant(IMAGES * 2.0), **pool)])
 
 
+@case("Selu", "LeakyRelu", "Softsign", "SeluGrad", "LeakyReluGrad", "SoftsignGrad")
+def more_activations(other):
+    a, g = tf.constant(MATRIX), tf.constant(POSITIVE)
+    return Case([tf.nn.selu(a), tf.nn.leaky_relu(a, 0.1), tf.nn.softsign(a),
+                 apply_op("SeluGrad", gradients=g, outputs=tf.nn.selu(a)),
+                 apply_op("LeakyReluGrad", gradients=g, features=a, alpha=0.3),
+                 apply_op("SoftsignGrad", gradients=g, features=a)])
+
+
+@case("TopKV2", "InTopKV2")
+def top_k(other):
+    a = tf.constant(MATRIX)
+    return Case([*tf.nn.top_k(a, 2), tf.nn.in_top_k(a, [0, 3, 1], 2)])
+
+
+@case("LRN", "LRNGrad", "FusedBatchNormV3", "FusedBatchNormGradV3")
+def normalization(other):
+    images = tf.constant(IMAGES)
+    normalized = tf.nn.lrn(images, 1, alpha=0.5)
+    y, mean, variance = tf.nn.fused_batch_norm(images, tf.constant(f32(1, 2, 3)),
+                                               tf.constant(f32(0, 1, 0)))
+    inference = tf.nn.fused_batch_norm(images, tf.constant(f32(1, 2, 3)),
+                                       tf.constant(f32(0, 1, 0)), mean, variance,
+                                       is_training=False)
+    return Case([normalized, tf.gradients(normalized, images, grad_ys=images)[0], y, mean,
+                 variance, inference[0],
+                 *tf.gradients(y * images, [images], colocate_gradients_with_ops=True)])
+
+
 @case("BroadcastGradientArgs", "StopGradient", "IdentityN")
 def gradient_helpers(other):
     r0, r1 = apply_op("BroadcastGradientArgs", s0=[3, 1, 4], s1=[1, 5, 4])

@@ -1,0 +1,176 @@
+"""The tf.nn graphs the tests compare with TensorFlow's: their values and their node names.
+
+Each case has inputs (arrays drawn from a seeded NumPy generator, fed
+through placeholders named after them) and a function `build(tf, x)` that
+builds the graph from the placeholders `x` and returns the tensors to
+fetch, a list. The record script (`scripts/record_nn_reference.py`) runs
+every case in TensorFlow and writes, per case, the fetched values and the
+(name, type) of every op the case added, to `data/nn_reference.json`; the
+tests build and run the same cases in minitf. A case with
+`same_nodes=False` builds a graph that TensorFlow 2.x (which made the
+file) spells differently from TF 1.15; only its values are compared.
+Nothing here imports TensorFlow or minitf.
+"""
+
+import numpy as np
+
+CASES = {}
+
+
+def case(name, inputs, same_nodes=True, rtol=1e-5, atol=1e-6):
+    """Registers `build` under `name`; `inputs` maps a placeholder name to a maker(rng)."""
+    def register(build):
+        CASES[name] = {"inputs": inputs, "build": build, "same_nodes": same_nodes,
+                       "rtol": rtol, "atol": atol}
+        return build
+    return register
+
+
+def normal(*shape, dtype=np.float32, scale=1.0):
+    return lambda rng: (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def uniform(*shape, low=0.0, high=1.0, dtype=np.float32):
+    return lambda rng: rng.uniform(low, high, shape).astype(dtype)
+
+
+def integers(*shape, high, dtype=np.int32):
+    return lambda rng: rng.randint(0, high, shape).astype(dtype)
+
+
+def input_values(name):
+    """The case's input arrays, the same on every run."""
+    rng = np.random.RandomState(sum(map(ord, name)))
+    return {key: make(rng) for key, make in sorted(CASES[name]["inputs"].items())}
+
+
+def run_case(tf, name):
+    """Builds and runs case `name` in `tf`: {"values": [...], "nodes": [[name, type], ...]}."""
+    values = input_values(name)
+    graph = tf.Graph()
+    with graph.as_default():
+        placeholders = {key: tf.placeholder(tf.as_dtype(value.dtype), value.shape, name=key)
+                        for key, value in values.items()}
+        fetches = CASES[name]["build"](tf, placeholders)
+        with tf.Session(graph=graph) as sess:
+            results = sess.run(fetches, {placeholders[key]: value
+                                         for key, value in values.items()})
+    nodes = [[op.name, op.type] for op in graph.get_operations()
+             if op.type != "Placeholder"]
+    return {"values": [np.asarray(r).tolist() for r in results], "nodes": nodes}
+
+
+# --- activations ----------------------------------------------------------------------------
+
+@case("selu", {"x": normal(3, 4, scale=2.0)})
+def _selu(tf, x):
+    return [tf.nn.selu(x["x"])]
+
+
+@case("leaky_relu", {"x": normal(3, 4)})
+def _leaky_relu(tf, x):
+    return [tf.nn.leaky_relu(x["x"]), tf.nn.leaky_relu(x["x"], alpha=0.01, name="leaky")]
+
+
+@case("softsign", {"x": normal(3, 4, scale=3.0)})
+def _softsign(tf, x):
+    return [tf.nn.softsign(x["x"])]
+
+
+@case("swish", {"x": normal(2, 5)}, same_nodes=False)  # tf.custom_gradient's Identity ops
+def _swish(tf, x):
+    return [tf.nn.swish(x["x"]), tf.gradients(tf.nn.swish(x["x"]), x["x"])[0]]
+
+
+@case("crelu", {"x": normal(2, 3)})
+def _crelu(tf, x):
+    return [tf.nn.crelu(x["x"]), tf.nn.crelu(x["x"], axis=0)]
+
+
+@case("relu_layer_and_xw_plus_b", {"x": normal(2, 3), "w": normal(3, 4), "b": normal(4)})
+def _dense(tf, x):
+    return [tf.nn.relu_layer(x["x"], x["w"], x["b"]), tf.nn.xw_plus_b(x["x"], x["w"], x["b"])]
+
+
+# --- losses ---------------------------------------------------------------------------------
+
+@case("weighted_cross_entropy", {"labels": uniform(3, 4), "logits": normal(3, 4, scale=3.0)})
+def _weighted_cross_entropy(tf, x):
+    return [tf.nn.weighted_cross_entropy_with_logits(labels=x["labels"], logits=x["logits"],
+                                                     pos_weight=2.5)]
+
+
+@case("log_poisson_loss", {"targets": uniform(3, 4, high=5.0), "log_input": normal(3, 4)})
+def _log_poisson_loss(tf, x):
+    return [tf.nn.log_poisson_loss(x["targets"], x["log_input"]),
+            tf.nn.log_poisson_loss(x["targets"], x["log_input"], compute_full_loss=True)]
+
+
+@case("compute_average_loss", {"loss": uniform(6), "weights": uniform(6)}, same_nodes=False)
+def _compute_average_loss(tf, x):
+    return [tf.nn.compute_average_loss(x["loss"]),
+            tf.nn.compute_average_loss(x["loss"], sample_weight=x["weights"],
+                                       global_batch_size=10),
+            tf.nn.scale_regularization_loss(x["loss"])]
+
+
+# --- statistics -----------------------------------------------------------------------------
+
+@case("zero_fraction", {"x": normal(4, 5)}, same_nodes=False)
+def _zero_fraction(tf, x):
+    return [tf.nn.zero_fraction(tf.nn.relu(x["x"]))]
+
+
+@case("moments_family", {"x": normal(4, 3), "w": uniform(4, 1)})
+def _moments_family(tf, x):
+    counts, mean_ss, var_ss, _ = tf.nn.sufficient_statistics(x["x"], [0])
+    mean, variance = tf.nn.normalize_moments(counts, mean_ss, var_ss, None)
+    shifted = tf.nn.sufficient_statistics(x["x"], [0], shift=0.5, keepdims=True)
+    shifted_moments = tf.nn.normalize_moments(*shifted)
+    weighted = tf.nn.weighted_moments(x["x"], [0], x["w"])
+    return [counts, mean_ss, var_ss, mean, variance, *shifted[:3], *shifted_moments, *weighted]
+
+
+# --- normalization --------------------------------------------------------------------------
+
+@case("batch_normalization", {"x": normal(4, 3), "mean": normal(3), "variance": uniform(3),
+                              "offset": normal(3), "scale": uniform(3, low=0.5, high=2.0)})
+def _batch_normalization(tf, x):
+    return [tf.nn.batch_normalization(x["x"], x["mean"], x["variance"], x["offset"],
+                                      x["scale"], 1e-3),
+            tf.nn.batch_normalization(x["x"], x["mean"], x["variance"], None, None, 1e-3),
+            tf.nn.batch_norm_with_global_normalization(x["x"], x["mean"], x["variance"],
+                                                       x["offset"], x["scale"], 1e-3, False)]
+
+
+@case("fused_batch_norm", {"x": normal(2, 3, 4, 3), "scale": uniform(3, low=0.5, high=2.0),
+                           "offset": normal(3), "mean": normal(3), "variance": uniform(3)},
+      rtol=1e-4, atol=1e-5)
+def _fused_batch_norm(tf, x):
+    training = tf.nn.fused_batch_norm(x["x"], x["scale"], x["offset"])
+    inference = tf.nn.fused_batch_norm(x["x"], x["scale"], x["offset"], x["mean"],
+                                       x["variance"], is_training=False)
+    nchw = tf.nn.fused_batch_norm(tf.transpose(x["x"], [0, 3, 1, 2]), x["scale"], x["offset"],
+                                  data_format="NCHW")
+    loss = tf.reduce_sum(training[0] * x["x"])
+    grads = tf.gradients(loss, [x["x"], x["scale"], x["offset"]])
+    inference_grads = tf.gradients(tf.reduce_sum(inference[0] * x["x"]),
+                                   [x["x"], x["scale"], x["offset"]])
+    return [*training, *inference, *nchw, *grads, *inference_grads]
+
+
+@case("lrn", {"x": normal(2, 3, 3, 7)}, rtol=1e-4, atol=1e-5)
+def _lrn(tf, x):
+    output = tf.nn.lrn(x["x"], depth_radius=2, bias=1.5, alpha=0.3, beta=0.75)
+    return [tf.nn.local_response_normalization(x["x"]), output,
+            tf.gradients(output, x["x"], grad_ys=x["x"])[0]]
+
+
+# --- top_k ----------------------------------------------------------------------------------
+
+@case("top_k", {"x": normal(3, 6), "targets": integers(3, high=6)})
+def _top_k(tf, x):
+    values, indices = tf.nn.top_k(x["x"], 3)
+    grad = tf.gradients(values, x["x"], grad_ys=values)[0]
+    return [values, indices, grad, tf.nn.in_top_k(x["x"], x["targets"], 2),
+            tf.nn.in_top_k(x["x"], x["targets"], 1, name="top1")]
