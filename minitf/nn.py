@@ -17,16 +17,25 @@ from minitf.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,
                                       safe_embedding_lookup_sparse)
 from minitf.ops.math_ops import sigmoid, tanh  # noqa: F401
 from minitf.ops.nn_impl import (batch_norm_with_global_normalization,  # noqa: F401
-                                batch_normalization, compute_average_loss, fused_batch_norm,
-                                log_poisson_loss, normalize_moments, relu_layer,
-                                scale_regularization_loss, silu, sufficient_statistics, swish,
+                                batch_normalization, compute_average_loss, depthwise_conv2d,
+                                fused_batch_norm, log_poisson_loss, normalize_moments,
+                                relu_layer, scale_regularization_loss, separable_conv2d, silu,
+                                sufficient_statistics, swish,
                                 weighted_cross_entropy_with_logits, weighted_moments,
                                 zero_fraction)
-from minitf.ops.nn_ops import (approx_max_k, approx_min_k, avg_pool, bias_add,  # noqa: F401
-                               conv2d, conv2d_backprop_filter, conv2d_backprop_input,
-                               conv2d_transpose, crelu, dropout, elu, in_top_k, l2_loss,
-                               l2_normalize, leaky_relu, local_response_normalization,
-                               log_softmax, lrn, max_pool, moments, relu, relu6, selu,
+from minitf.ops.nn_ops import (approx_max_k, approx_min_k, atrous_conv2d,  # noqa: F401
+                               atrous_conv2d_transpose, avg_pool, avg_pool1d, avg_pool2d,
+                               avg_pool_v2, bias_add, conv1d, conv1d_transpose, conv2d,
+                               conv2d_backprop_filter, conv2d_backprop_input,
+                               conv2d_transpose, conv_transpose, convolution, crelu,
+                               depthwise_conv2d_backprop_filter,
+                               depthwise_conv2d_backprop_input, depthwise_conv2d_native,
+                               depthwise_conv2d_native_backprop_filter,
+                               depthwise_conv2d_native_backprop_input, dropout, elu,
+                               in_top_k, l2_loss, l2_normalize, leaky_relu,
+                               local_response_normalization, log_softmax, lrn, max_pool,
+                               max_pool1d, max_pool2d, max_pool_v2, moments, pool, relu,
+                               relu6, selu,
                                sigmoid_cross_entropy_with_logits, softmax,
                                softmax_cross_entropy_with_logits,
                                softmax_cross_entropy_with_logits_v2, softplus, softsign,

@@ -18,6 +18,8 @@ Mirrors `tensorflow/python/ops/nn_grad.py` (and the NotDifferentiable lines
 of `random_ops.py`).
 """
 
+import collections
+
 from minitf.autodiff import gradients_impl
 from minitf.autodiff.registry import NotDifferentiable, RegisterGradient
 from minitf.graph import dtypes
@@ -234,53 +236,57 @@ def _sparse_softmax_cross_entropy_with_logits_grad(op, grad_loss, grad_grad):
 
 # --- convolution ----------------------------------------------------------------------------------
 
-def _conv_attrs(op):
-    """The attrs a conv op's gradient ops share with it."""
-    return {name: op.get_attr(name) for name in (
-        "strides", "padding", "explicit_paddings", "use_cudnn_on_gpu", "data_format",
-        "dilations")}
+_ConvFamily = collections.namedtuple("_ConvFamily", ["forward", "backprop_input",
+                                                     "backprop_filter", "attr_names"])
+
+_CONV2D = _ConvFamily(nn_ops.gen_conv2d, nn_ops.gen_conv2d_backprop_input,
+                      nn_ops.gen_conv2d_backprop_filter,
+                      ("strides", "padding", "explicit_paddings", "use_cudnn_on_gpu",
+                       "data_format", "dilations"))
+_DEPTHWISE = _ConvFamily(nn_ops.depthwise_conv2d_native,
+                         nn_ops.depthwise_conv2d_native_backprop_input,
+                         nn_ops.depthwise_conv2d_native_backprop_filter,
+                         ("strides", "padding", "data_format", "dilations"))
 
 
-@RegisterGradient("Conv2D")
-def _conv2d_grad(op, grad):
-    """Two backward ops: one for the input, one for the filter."""
-    input_tensor, filter_tensor = op.inputs
-    attrs = _conv_attrs(op)
-    return [
-        nn_ops.gen_conv2d_backprop_input(array_ops.shape(input_tensor), filter_tensor, grad,
-                                         **attrs),
-        nn_ops.gen_conv2d_backprop_filter(input_tensor, array_ops.shape(filter_tensor), grad,
-                                          **attrs),
-    ]
+def _register_conv_gradients(op_type, family):
+    """The gradients of a convolution (`op_type`) and of its two backward ops.
 
-
-@RegisterGradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op, grad):
-    """The op is linear in filter and in out_backprop; the shape input gets nothing.
-
-    As a function of out_backprop it is the transpose of conv2d, so its
-    transpose, conv2d itself, carries the gradient back.
+    All three are linear in each of their tensor inputs, so each gradient is
+    one of the other two ops: a convolution's input gradient is its
+    transpose (BackpropInput), and the transpose of that is the convolution.
+    The shape inputs get nothing.
     """
-    _, filter_tensor, out_backprop = op.inputs
-    attrs = _conv_attrs(op)
-    return [
-        None,
-        nn_ops.gen_conv2d_backprop_filter(grad, array_ops.shape(filter_tensor), out_backprop,
-                                          **attrs),
-        nn_ops.gen_conv2d(grad, filter_tensor, **attrs),
-    ]
+    def attrs(op):
+        return {name: op.get_attr(name) for name in family.attr_names}
+
+    @RegisterGradient(op_type)
+    def _forward_grad(op, grad):
+        input_tensor, filter_tensor = op.inputs
+        return [family.backprop_input(array_ops.shape(input_tensor), filter_tensor, grad,
+                                      **attrs(op)),
+                family.backprop_filter(input_tensor, array_ops.shape(filter_tensor), grad,
+                                       **attrs(op))]
+
+    @RegisterGradient(op_type + "BackpropInput")
+    def _backprop_input_grad(op, grad):
+        _, filter_tensor, out_backprop = op.inputs
+        return [None,
+                family.backprop_filter(grad, array_ops.shape(filter_tensor), out_backprop,
+                                       **attrs(op)),
+                family.forward(grad, filter_tensor, **attrs(op))]
+
+    @RegisterGradient(op_type + "BackpropFilter")
+    def _backprop_filter_grad(op, grad):
+        input_tensor, _, out_backprop = op.inputs
+        return [family.backprop_input(array_ops.shape(input_tensor), grad, out_backprop,
+                                      **attrs(op)),
+                None,
+                family.forward(input_tensor, grad, **attrs(op))]
 
 
-@RegisterGradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op, grad):
-    input_tensor, _, out_backprop = op.inputs
-    attrs = _conv_attrs(op)
-    return [
-        nn_ops.gen_conv2d_backprop_input(array_ops.shape(input_tensor), grad, out_backprop,
-                                         **attrs),
-        None,
-        nn_ops.gen_conv2d(input_tensor, grad, **attrs),
-    ]
+_register_conv_gradients("Conv2D", _CONV2D)
+_register_conv_gradients("DepthwiseConv2dNative", _DEPTHWISE)
 
 
 # --- pooling --------------------------------------------------------------------------------------

@@ -306,6 +306,63 @@ def fused_batch_norm_grad(y_backprop, x, scale, reserve_space_1, reserve_space_2
                     is_training=is_training)
 
 
+# --- depthwise and separable convolutions ---------------------------------------------------------
+#
+# TensorFlow dilates these (rate > 1) by wrapping the undilated op in
+# SpaceToBatchND / BatchToSpaceND (`with_space_to_batch`); minitf passes the
+# rate to the op's `dilations` attr instead. The values are the same, the
+# node names of a dilated call are not.
+
+def _depthwise_dilations(filter, rate, strides, data_format):  # noqa: A002 - TF's name
+    """The `dilations` attr for `rate`, after the two constants TensorFlow makes on the way
+    (the filter's shape and the rate: see nn_ops._dilation_rate_constant)."""
+    rate = [1, 1] if rate is None else list(rate)
+    if any(r > 1 for r in rate) and any(s != 1 for s in strides):
+        raise ValueError("strides > 1 not supported in conjunction with dilation_rate > 1")
+    array_ops.shape(filter)
+    nn_ops._dilation_rate_constant(rate)
+    if data_format is not None and data_format.startswith("NC"):
+        return [1, 1] + rate
+    return [1] + rate + [1]
+
+
+def depthwise_conv2d(input, filter, strides, padding, rate=None, name=None,  # noqa: A002
+                     data_format=None, dilations=None):
+    """Each input channel convolved with its own filters (DepthwiseConv2dNative), dilated
+    by `rate`: `filter` is [height, width, in_channels, channel_multiplier]."""
+    rate = _deprecated_argument_lookup("dilations", dilations, "rate", rate)
+    with ops.name_scope(name, "depthwise", [input, filter]) as name:
+        input = convert_to_tensor(input, name="tensor_in")
+        filter = convert_to_tensor(filter, name="filter_in")
+        return nn_ops.depthwise_conv2d_native(
+            input, filter, strides, padding, data_format=data_format or "NHWC",
+            dilations=_depthwise_dilations(filter, rate, strides, data_format), name=name)
+
+
+def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding,  # noqa: A002
+                     rate=None, name=None, data_format=None, dilations=None):
+    """A depthwise convolution, then a 1x1 convolution that mixes its channels.
+
+    `depthwise_filter` is [height, width, in_channels, channel_multiplier];
+    `pointwise_filter` is [1, 1, in_channels * channel_multiplier, out_channels].
+    """
+    rate = _deprecated_argument_lookup("dilations", dilations, "rate", rate)
+    with ops.name_scope(name, "separable_conv2d",
+                        [input, depthwise_filter, pointwise_filter]) as name:
+        input = convert_to_tensor(input, name="tensor_in")
+        depthwise_filter = convert_to_tensor(depthwise_filter, name="depthwise_filter")
+        pointwise_filter = convert_to_tensor(pointwise_filter, name="pointwise_filter")
+        pointwise_filter_shape = pointwise_filter.get_shape().with_rank(4)
+        pointwise_filter_shape.dims[0].assert_is_compatible_with(1)
+        pointwise_filter_shape.dims[1].assert_is_compatible_with(1)
+        depthwise = nn_ops.depthwise_conv2d_native(
+            input, depthwise_filter, strides, padding, data_format=data_format or "NHWC",
+            dilations=_depthwise_dilations(depthwise_filter, rate, strides, data_format),
+            name="depthwise")
+        return nn_ops.conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID",
+                             data_format=data_format, name=name)
+
+
 # --- averaging across replicas -----------------------------------------------------------------
 #
 # Under a distribution strategy, each replica divides its loss by the global

@@ -153,6 +153,54 @@ def conv2d_backprop_filter_cases():
             uniform([1, 3, 3, 2]), uniform([2, 2, 2, 1], seed=1))]
 
 
+DEPTHWISE_CASES = [
+    # (label, input shape, filter shape, strides, padding, dilations)
+    ("same", [1, 4, 4, 2], [3, 3, 2, 2], [1, 1, 1, 1], "SAME", [1, 1, 1, 1]),
+    ("valid_stride2", [2, 5, 4, 3], [2, 2, 3, 1], [1, 2, 2, 1], "VALID", [1, 1, 1, 1]),
+    ("dilated", [1, 5, 5, 1], [2, 2, 1, 3], [1, 1, 1, 1], "VALID", [1, 2, 2, 1]),
+]
+
+
+def _depthwise_output_shape(x_shape, w_shape, strides, padding, dilations):
+    with tf.Graph().as_default():
+        return tf.nn.depthwise_conv2d_native(
+            tf.placeholder(tf.float64, x_shape), tf.placeholder(tf.float64, w_shape), strides,
+            padding, dilations=dilations).shape.as_list()
+
+
+def depthwise_cases():
+    def case(label, x_shape, w_shape, strides, padding, dilations):
+        return Case(label, lambda x, w: tf.nn.depthwise_conv2d_native(
+            x, w, strides, padding, dilations=dilations), uniform(x_shape),
+            uniform(w_shape, seed=1))
+    return [case(*c) for c in DEPTHWISE_CASES] + [
+        Case("separable", lambda x, w, p: tf.nn.separable_conv2d(x, w, p, [1, 1, 1, 1], "SAME"),
+             uniform([1, 3, 3, 2]), uniform([2, 2, 2, 2], seed=1), uniform([1, 1, 4, 3], seed=2))]
+
+
+def depthwise_backprop_input_cases():
+    def case(label, x_shape, w_shape, strides, padding, dilations):
+        def build(w, dy):
+            return tf.nn.depthwise_conv2d_native_backprop_input(x_shape, w, dy, strides, padding,
+                                                                dilations=dilations)
+        dy_shape = _depthwise_output_shape(x_shape, w_shape, strides, padding, dilations)
+        return Case(label, build, uniform(w_shape, seed=1), uniform(dy_shape, seed=2))
+    return [case(*c) for c in DEPTHWISE_CASES]
+
+
+def depthwise_backprop_filter_cases():
+    def case(label, x_shape, w_shape, strides, padding, dilations):
+        def build(x, dy):
+            return tf.nn.depthwise_conv2d_native_backprop_filter(x, w_shape, dy, strides,
+                                                                 padding, dilations=dilations)
+        dy_shape = _depthwise_output_shape(x_shape, w_shape, strides, padding, dilations)
+        return Case(label, build, uniform(x_shape), uniform(dy_shape, seed=2))
+    return [case(*c) for c in DEPTHWISE_CASES] + [
+        Case("second_derivative", lambda x, w: tf.gradients(
+            tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME") ** 2, w)[0],
+            uniform([1, 3, 3, 2]), uniform([2, 2, 2, 1], seed=1))]
+
+
 POOL_CASES = [
     # (label, input shape, ksize, strides, padding)
     ("valid_2x2", [1, 4, 4, 2], 2, 2, "VALID"),
@@ -349,6 +397,9 @@ GRADIENT_CASES = {
     "Conv2D": conv2d_cases(),
     "Conv2DBackpropInput": conv2d_backprop_input_cases(),
     "Conv2DBackpropFilter": conv2d_backprop_filter_cases(),
+    "DepthwiseConv2dNative": depthwise_cases(),
+    "DepthwiseConv2dNativeBackpropInput": depthwise_backprop_input_cases(),
+    "DepthwiseConv2dNativeBackpropFilter": depthwise_backprop_filter_cases(),
     "MaxPool": pool_cases(tf.nn.max_pool),
     "MaxPoolGrad": max_pool_grad_cases(nn_ops.max_pool_grad),
     "MaxPoolGradGrad": max_pool_grad_cases(nn_ops.max_pool_grad_grad),

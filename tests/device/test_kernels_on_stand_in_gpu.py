@@ -328,6 +328,14 @@ def more_activations(other):
                  apply_op("SoftsignGrad", gradients=g, features=a)])
 
 
+@case("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+      "DepthwiseConv2dNativeBackpropFilter")
+def depthwise(other):
+    images, filters = tf.constant(IMAGES), tf.constant(IMAGES[0, :2, :2, :, None])
+    y = tf.nn.depthwise_conv2d(images, filters, [1, 1, 1, 1], "SAME")
+    return Case([y, *tf.gradients(y, [images, filters], grad_ys=tf.ones_like(y) * 2.0)])
+
+
 @case("TopKV2", "InTopKV2")
 def top_k(other):
     a = tf.constant(MATRIX)

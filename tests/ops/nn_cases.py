@@ -174,3 +174,56 @@ def _top_k(tf, x):
     grad = tf.gradients(values, x["x"], grad_ys=values)[0]
     return [values, indices, grad, tf.nn.in_top_k(x["x"], x["targets"], 2),
             tf.nn.in_top_k(x["x"], x["targets"], 1, name="top1")]
+
+
+# --- convolutions through conv2d, depthwise and separable --------------------------------------
+
+@case("conv1d", {"x": normal(2, 9, 3), "w": normal(3, 3, 4)}, rtol=1e-4, atol=1e-5)
+def _conv1d(tf, x):
+    y = tf.nn.conv1d(x["x"], x["w"], 2, "SAME")
+    return [y, tf.nn.conv1d(x["x"], x["w"], 1, "VALID", dilations=2),
+            tf.nn.conv1d_transpose(y, x["w"], [2, 9, 3], 2, "SAME"),
+            tf.nn.convolution(x["x"], x["w"], "VALID", strides=[3]),
+            *tf.gradients(tf.reduce_sum(y * y), [x["x"], x["w"]])]
+
+
+@case("conv_by_rank", {"x": normal(2, 7, 6, 3), "w": normal(3, 3, 3, 2)}, same_nodes=False,
+      rtol=1e-4, atol=1e-5)
+def _conv_by_rank(tf, x):
+    # TF 2.x wraps a dilated convolution differently from TF 1.15 (space_to_batch):
+    # only the values are compared.
+    y = tf.nn.atrous_conv2d(x["x"], x["w"], 2, "SAME")
+    return [y, tf.nn.atrous_conv2d(x["x"], x["w"], 2, "VALID"),
+            tf.nn.atrous_conv2d_transpose(y, x["w"], [2, 7, 6, 3], 2, "SAME"),
+            tf.nn.convolution(x["x"], x["w"], "SAME", strides=[2, 1]),
+            tf.nn.conv_transpose(y, x["w"], [2, 7, 6, 3], 1, "SAME")]
+
+
+@case("pooling_names", {"x": normal(2, 7, 3), "image": normal(2, 5, 6, 3)})
+def _pooling_names(tf, x):
+    return [tf.nn.max_pool1d(x["x"], 2, 2, "VALID"), tf.nn.avg_pool1d(x["x"], 3, 2, "SAME"),
+            tf.nn.max_pool2d(x["image"], 2, 2, "SAME"), tf.nn.avg_pool2d(x["image"], 2, 1,
+                                                                          "VALID"),
+            tf.nn.max_pool_v2(x["x"], 3, 1, "SAME"), tf.nn.avg_pool_v2(x["image"], [2, 3], 2,
+                                                                        "VALID"),
+            tf.nn.pool(x["x"], [3], "MAX", "SAME"), tf.nn.pool(x["image"], [2, 2], "AVG",
+                                                                "VALID", strides=[2, 1])]
+
+
+@case("depthwise_conv2d", {"x": normal(2, 6, 5, 3), "w": normal(3, 2, 3, 2),
+                           "pointwise": normal(1, 1, 6, 4)}, rtol=1e-4, atol=1e-5)
+def _depthwise_conv2d(tf, x):
+    y = tf.nn.depthwise_conv2d(x["x"], x["w"], [1, 2, 2, 1], "SAME")
+    native = tf.nn.depthwise_conv2d_native(x["x"], x["w"], [1, 1, 1, 1], "VALID")
+    separable = tf.nn.separable_conv2d(x["x"], x["w"], x["pointwise"], [1, 1, 1, 1], "VALID")
+    nchw = tf.nn.depthwise_conv2d_native(tf.transpose(x["x"], [0, 3, 1, 2]), x["w"],
+                                         [1, 1, 2, 1], "SAME", data_format="NCHW")
+    grads = tf.gradients(tf.reduce_sum(y * y) + tf.reduce_sum(separable), [x["x"], x["w"]])
+    return [y, native, separable, nchw, *grads]
+
+
+@case("depthwise_dilated", {"x": normal(1, 7, 7, 2), "w": normal(3, 3, 2, 1)},
+      same_nodes=False, rtol=1e-4, atol=1e-5)
+def _depthwise_dilated(tf, x):
+    return [tf.nn.depthwise_conv2d(x["x"], x["w"], [1, 1, 1, 1], "SAME", rate=[2, 2]),
+            tf.nn.depthwise_conv2d(x["x"], x["w"], [1, 1, 1, 1], "VALID", rate=[1, 2])]

@@ -230,23 +230,32 @@ def _explicit_spatial_pads(op):
     return pairs[height_axis], pairs[width_axis]
 
 
-def _conv2d_shape(op):
-    """[batch, out_height, out_width, out_channels]; the channels of input and filter agree."""
+def _conv_output_shape(op, pads, out_channels):
+    """[batch, out_height, out_width, channels] of a convolution `op` of input and filter.
+
+    The channels of input and filter agree; `out_channels(in_channels,
+    filter's last dimension)` gives the output's.
+    """
     data_format = op.get_attr("data_format")
     input_shape = with_rank(op.inputs[0].shape, 4)
     filter_shape = with_rank(op.inputs[1].shape, 4)
     strides = _spatial_attr(op, "strides", "stride")
     dilations = _spatial_attr(op, "dilations", "dilation")
-    pads = _explicit_spatial_pads(op)
     padding = op.get_attr("padding")
     batch, height, width, in_channels = _as_nhwc_dims(input_shape, data_format)
-    filter_height, filter_width, filter_in_channels, out_channels = filter_shape.as_list()
-    merge_dims(in_channels, filter_in_channels)
+    filter_height, filter_width, filter_in_channels, filter_out = filter_shape.as_list()
+    in_channels = merge_dims(in_channels, filter_in_channels)
     out_height = _windowed_output_size(height, filter_height, strides[0], dilations[0],
                                        padding, pads[0])
     out_width = _windowed_output_size(width, filter_width, strides[1], dilations[1],
                                       padding, pads[1])
-    return [_shape_in_format(batch, out_height, out_width, out_channels, data_format)]
+    return [_shape_in_format(batch, out_height, out_width,
+                             out_channels(in_channels, filter_out), data_format)]
+
+
+def _conv2d_shape(op):
+    """The filter's last dimension is the number of output channels."""
+    return _conv_output_shape(op, _explicit_spatial_pads(op), lambda _, filter_out: filter_out)
 
 
 def _conv2d_backprop_input_shape(op):
@@ -350,6 +359,56 @@ _register_pool_op("AvgPoolGrad", ["orig_input_shape: int32", "grad: T"], _FLOATS
                   _avg_pool_grad_shape)
 
 
+
+def _register_with_attrs(op_type, inputs, outputs, attrs, shape_fn):
+    builder = register_op(op_type)
+    for spec in inputs:
+        builder.input(spec)
+    for spec in outputs:
+        builder.output(spec)
+    for spec in attrs:
+        builder.attr(spec)
+    builder.set_shape_fn(shape_fn)
+
+
+# --- depthwise convolution ----------------------------------------------------------------
+
+
+def _depthwise_channels(in_channels, multiplier):
+    if in_channels is None or multiplier is None:
+        return None
+    return in_channels * multiplier
+
+
+def _depthwise_conv2d_shape(op):
+    """in_channels * channel_multiplier output channels (the filter's last dimension)."""
+    return _conv_output_shape(op, ((0, 0), (0, 0)), _depthwise_channels)
+
+
+def _depthwise_backprop_shape(sizes_index):
+    """The shape function of a backward op: the shape its int32 input `sizes_index` holds."""
+    def shape_fn(op):
+        for index, tensor in enumerate(op.inputs):
+            if index != sizes_index:
+                with_rank(tensor.shape, 4)
+        _spatial_attr(op, "strides", "stride")
+        _spatial_attr(op, "dilations", "dilation")
+        return [with_rank(tensor_util.constant_value_as_shape(op.inputs[sizes_index]), 4)]
+    return shape_fn
+
+
+# TF 1.15's depthwise ops take no explicit padding.
+for _op_type, _inputs, _shape_fn in [
+        ("DepthwiseConv2dNative", ["input: T", "filter: T"], _depthwise_conv2d_shape),
+        ("DepthwiseConv2dNativeBackpropInput",
+         ["input_sizes: int32", "filter: T", "out_backprop: T"], _depthwise_backprop_shape(0)),
+        ("DepthwiseConv2dNativeBackpropFilter",
+         ["input: T", "filter_sizes: int32", "out_backprop: T"], _depthwise_backprop_shape(1))]:
+    _register_with_attrs(_op_type, _inputs, ["output: T"],
+                         ("T: %s" % _FLOATS, "strides: list(int)", _PADDING, _DATA_FORMAT,
+                          "dilations: list(int) = [1, 1, 1, 1]"), _shape_fn)
+
+
 # --- top_k and in_top_k ------------------------------------------------------------------
 
 
@@ -402,17 +461,6 @@ def _lrn_grad_shape(op):
     for tensor in op.inputs:
         shape = common_shapes.merge_shapes(shape, with_rank(tensor.shape, 4))
     return [shape]
-
-
-def _register_with_attrs(op_type, inputs, outputs, attrs, shape_fn):
-    builder = register_op(op_type)
-    for spec in inputs:
-        builder.input(spec)
-    for spec in outputs:
-        builder.output(spec)
-    for spec in attrs:
-        builder.attr(spec)
-    builder.set_shape_fn(shape_fn)
 
 
 _register_with_attrs("LRN", ["input: T"], ["output: T"], _LRN_ATTRS, _lrn_shape)

@@ -443,6 +443,27 @@ def _check_conv_operands(x_nhwc, filter_shape):
                       % (x_nhwc.shape[3], filter_shape[2]))
 
 
+def _backprop_input_operands(ctx, input_sizes, filter, out_backprop, data_format):  # noqa: A002
+    """The checked NHWC input shape and NHWC `out_backprop` of an input-gradient op."""
+    _check_rank_4("filter", filter)
+    _check_rank_4("out_backprop", out_backprop)
+    input_shape = _nhwc_shape(_host_shape(ctx, "input_sizes", input_sizes), data_format)
+    if input_shape[3] != filter.shape[2]:
+        raise invalid("input and filter must have the same depth: %d vs %d"
+                      % (input_shape[3], filter.shape[2]))
+    return input_shape, _to_nhwc(ctx.xp, out_backprop, data_format)
+
+
+def _backprop_filter_operands(ctx, input, filter_sizes, out_backprop, data_format):  # noqa: A002
+    """The NHWC input, checked filter shape and NHWC `out_backprop` of a filter-gradient op."""
+    _check_rank_4("input", input)
+    _check_rank_4("out_backprop", out_backprop)
+    filter_shape = _host_shape(ctx, "filter_sizes", filter_sizes)
+    x = _to_nhwc(ctx.xp, input, data_format)
+    _check_conv_operands(x, filter_shape)
+    return x, filter_shape, _to_nhwc(ctx.xp, out_backprop, data_format)
+
+
 @register_kernel("Conv2D", ALL_DEVICE_TYPES)
 def conv2d(ctx, input, filter, *, strides, padding, explicit_paddings,  # noqa: A002
            data_format, dilations):
@@ -466,13 +487,8 @@ def conv2d_backprop_input(ctx, input_sizes, filter, out_backprop, *, strides, pa
                           explicit_paddings, data_format, dilations):
     """Each output gradient times the filter gives its patch's gradient; col2im sums them."""
     xp = ctx.xp
-    _check_rank_4("filter", filter)
-    _check_rank_4("out_backprop", out_backprop)
-    input_shape = _nhwc_shape(_host_shape(ctx, "input_sizes", input_sizes), data_format)
-    if input_shape[3] != filter.shape[2]:
-        raise invalid("input and filter must have the same depth: %d vs %d"
-                      % (input_shape[3], filter.shape[2]))
-    grad = _to_nhwc(xp, out_backprop, data_format)
+    input_shape, grad = _backprop_input_operands(ctx, input_sizes, filter, out_backprop,
+                                                 data_format)
     windows = _Windows.for_conv(input_shape, filter.shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
     out_channels = filter.shape[3]
@@ -491,12 +507,8 @@ def conv2d_backprop_filter(ctx, input, filter_sizes, out_backprop, *, strides,  
                            padding, explicit_paddings, data_format, dilations):
     """The patches, transposed, times the output gradients: [taps*C_in, C_out]."""
     xp = ctx.xp
-    _check_rank_4("input", input)
-    _check_rank_4("out_backprop", out_backprop)
-    filter_shape = _host_shape(ctx, "filter_sizes", filter_sizes)
-    x = _to_nhwc(xp, input, data_format)
-    _check_conv_operands(x, filter_shape)
-    grad = _to_nhwc(xp, out_backprop, data_format)
+    x, filter_shape, grad = _backprop_filter_operands(ctx, input, filter_sizes, out_backprop,
+                                                      data_format)
     windows = _Windows.for_conv(x.shape, filter_shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
     out_channels = filter_shape[3]
@@ -592,6 +604,69 @@ def avg_pool_grad(ctx, orig_input_shape, grad, *, ksize, strides, padding, data_
     patches = xp.broadcast_to(shares[:, :, :, None, :],
                               shares.shape[:3] + (windows.num_taps, shares.shape[3]))
     return _from_nhwc(xp, windows.scatter_patches(xp, patches), data_format)
+
+
+# --- depthwise convolution: a filter (or `multiplier` of them) per input channel ---------------
+
+@register_kernel("DepthwiseConv2dNative", ALL_DEVICE_TYPES)
+def depthwise_conv2d_native(ctx, input, filter, *, strides, padding, data_format,  # noqa: A002
+                            dilations):
+    """out[n, i, j, c * M + m] = sum over taps t of patch[n, i, j, t, c] * filter[t, c, m].
+
+    Each input channel is convolved with its own M filters; the outputs lie
+    side by side, channel by channel.
+    """
+    xp = ctx.xp
+    _check_rank_4("input", input)
+    _check_rank_4("filter", filter)
+    x = _to_nhwc(xp, input, data_format)
+    _check_conv_operands(x, filter.shape)
+    windows = _Windows.for_conv(x.shape, filter.shape, strides, dilations, padding, [],
+                                data_format)
+    patches = windows.extract_patches(xp, windows.pad(xp, x, 0))
+    filter_taps = xp.reshape(filter, (windows.num_taps,) + tuple(filter.shape[2:]))
+    output = xp.einsum("nhwtc,tcm->nhwcm", patches, filter_taps)
+    channels = filter.shape[2] * filter.shape[3]
+    return _from_nhwc(xp, xp.reshape(output, windows.output_shape(channels)), data_format)
+
+
+def _depthwise_grad(xp, windows, grad, in_channels, multiplier, what):
+    """`grad` (NHWC, C * M channels) checked and split into [N, out_h, out_w, C, M]."""
+    windows.check_output(grad, in_channels * multiplier, what)
+    return xp.reshape(grad, tuple(grad.shape[:3]) + (in_channels, multiplier))
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropInput", ALL_DEVICE_TYPES)
+def depthwise_conv2d_native_backprop_input(ctx, input_sizes, filter, out_backprop, *, strides,
+                                           padding, data_format, dilations):
+    """Each output gradient times its channel's filters gives the patch gradients; col2im."""
+    xp = ctx.xp
+    input_shape, grad = _backprop_input_operands(ctx, input_sizes, filter, out_backprop,
+                                                 data_format)
+    windows = _Windows.for_conv(input_shape, filter.shape, strides, dilations, padding, [],
+                                data_format)
+    in_channels, multiplier = filter.shape[2], filter.shape[3]
+    grad = _depthwise_grad(xp, windows, grad, in_channels, multiplier,
+                           "DepthwiseConv2dNativeBackpropInput: out_backprop")
+    filter_taps = xp.reshape(filter, (windows.num_taps, in_channels, multiplier))
+    patch_grads = xp.einsum("nhwcm,tcm->nhwtc", grad, filter_taps)
+    return _from_nhwc(xp, windows.scatter_patches(xp, patch_grads), data_format)
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropFilter", ALL_DEVICE_TYPES)
+def depthwise_conv2d_native_backprop_filter(ctx, input, filter_sizes,  # noqa: A002
+                                            out_backprop, *, strides, padding, data_format,
+                                            dilations):
+    """Each channel's patches times that channel's output gradients, summed over positions."""
+    xp = ctx.xp
+    x, filter_shape, grad = _backprop_filter_operands(ctx, input, filter_sizes, out_backprop,
+                                                      data_format)
+    windows = _Windows.for_conv(x.shape, filter_shape, strides, dilations, padding, [],
+                                data_format)
+    grad = _depthwise_grad(xp, windows, grad, filter_shape[2], filter_shape[3],
+                           "DepthwiseConv2dNativeBackpropFilter: out_backprop")
+    patches = windows.extract_patches(xp, windows.pad(xp, x, 0))
+    return xp.reshape(xp.einsum("nhwtc,nhwcm->tcm", patches, grad), filter_shape)
 
 
 # --- top_k and in_top_k ---------------------------------------------------------------------
