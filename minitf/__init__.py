@@ -80,6 +80,9 @@ from minitf import queue  # noqa: F401,E402
 from minitf import test  # noqa: F401,E402
 from minitf import train  # noqa: F401,E402
 
+# tf.losses (the nn family)
+from minitf import losses  # noqa: F401,E402
+
 del _dtypes
 
 

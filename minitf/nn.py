@@ -13,13 +13,20 @@ A name of TF 1.15's `tf.nn` that minitf lacks fails saying so
 """
 
 from minitf.graph import tf1_api as _tf1_api
+from minitf.ops.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F401
+                                               compute_accidental_hits,
+                                               fixed_unigram_candidate_sampler,
+                                               learned_unigram_candidate_sampler,
+                                               log_uniform_candidate_sampler,
+                                               uniform_candidate_sampler)
 from minitf.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,  # noqa: F401
                                       safe_embedding_lookup_sparse)
 from minitf.ops.math_ops import sigmoid, tanh  # noqa: F401
 from minitf.ops.nn_impl import (batch_norm_with_global_normalization,  # noqa: F401
                                 batch_normalization, compute_average_loss, depthwise_conv2d,
-                                fused_batch_norm, log_poisson_loss, normalize_moments,
-                                relu_layer, scale_regularization_loss, separable_conv2d, silu,
+                                fused_batch_norm, log_poisson_loss, nce_loss,
+                                normalize_moments, relu_layer, sampled_softmax_loss,
+                                scale_regularization_loss, separable_conv2d, silu,
                                 sufficient_statistics, swish,
                                 weighted_cross_entropy_with_logits, weighted_moments,
                                 zero_fraction)

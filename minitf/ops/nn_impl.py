@@ -24,6 +24,8 @@ from minitf.graph import ops
 from minitf.graph.op_def_library import apply_op
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
+from minitf.ops import candidate_sampling_ops
+from minitf.ops import embedding_ops
 from minitf.ops import math_ops
 from minitf.ops import nn_ops
 
@@ -361,6 +363,130 @@ def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding
             name="depthwise")
         return nn_ops.conv2d(depthwise, pointwise_filter, [1, 1, 1, 1], padding="VALID",
                              data_format=data_format, name=name)
+
+
+# --- sampled losses: a few sampled classes instead of all of them ---------------------------------
+#
+# With many classes (a vocabulary), the logits of every class cost too much.
+# These losses score each example's true classes and `num_sampled` classes
+# drawn for the whole batch (log-uniformly by default), each logit minus the
+# log of how often its class was expected to be drawn, so that the sampled
+# loss estimates the full one. A sampled class that is also a row's true
+# class (an accidental hit) can be taken out with a logit of -FLT_MAX.
+
+def _sum_rows(x):
+    """The sum of each row of a matrix, as a matmul with a column of ones (faster on GPUs)."""
+    cols = array_ops.shape(x)[1]
+    ones = array_ops.ones(array_ops.stack([cols, 1]), x.dtype)
+    return array_ops.reshape(math_ops.matmul(x, ones), [-1])
+
+
+def _compute_sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes,
+                            num_true=1, sampled_values=None, subtract_log_q=True,
+                            remove_accidental_hits=False, partition_strategy="mod",
+                            name=None, seed=None):
+    """(logits, labels) of [batch, num_true + num_sampled]: the true classes' columns first,
+    with labels 1 / num_true, then the sampled classes' with labels 0."""
+    if not isinstance(weights, list):
+        weights = [weights]
+    with ops.name_scope(name, "compute_sampled_logits", weights + [biases, inputs, labels]):
+        labels = convert_to_tensor(labels)
+        if labels.dtype != dtypes.int64:
+            labels = math_ops.cast(labels, dtypes.int64)
+        labels_flat = array_ops.reshape(labels, [-1])
+        if sampled_values is None:
+            sampled_values = candidate_sampling_ops.log_uniform_candidate_sampler(
+                true_classes=labels, num_true=num_true, num_sampled=num_sampled, unique=True,
+                range_max=num_classes, seed=seed)
+        sampled, true_expected_count, sampled_expected_count = (
+            array_ops.stop_gradient(s) for s in sampled_values)
+        sampled = math_ops.cast(sampled, dtypes.int64)
+        all_ids = array_ops.concat([labels_flat, sampled], 0)
+        all_w = embedding_ops.embedding_lookup(weights, all_ids,
+                                               partition_strategy=partition_strategy)
+        if all_w.dtype != inputs.dtype:
+            all_w = math_ops.cast(all_w, inputs.dtype)
+        true_w = array_ops.slice(all_w, [0, 0],
+                                 array_ops.stack([array_ops.shape(labels_flat)[0], -1]))
+        sampled_w = array_ops.slice(all_w, array_ops.stack([array_ops.shape(labels_flat)[0], 0]),
+                                    [-1, -1])
+        sampled_logits = math_ops.matmul(inputs, sampled_w, transpose_b=True)
+        all_b = embedding_ops.embedding_lookup(biases, all_ids,
+                                               partition_strategy=partition_strategy)
+        if all_b.dtype != inputs.dtype:
+            all_b = math_ops.cast(all_b, inputs.dtype)
+        true_b = array_ops.slice(all_b, [0], array_ops.shape(labels_flat))
+        sampled_b = array_ops.slice(all_b, array_ops.shape(labels_flat), [-1])
+        # Each row's dot products with its num_true true classes' weights.
+        dim = array_ops.shape(true_w)[1:2]
+        new_true_w_shape = array_ops.concat([[-1, num_true], dim], 0)
+        row_wise_dots = math_ops.multiply(array_ops.expand_dims(inputs, 1),
+                                          array_ops.reshape(true_w, new_true_w_shape))
+        dots_as_matrix = array_ops.reshape(row_wise_dots, array_ops.concat([[-1], dim], 0))
+        true_logits = array_ops.reshape(_sum_rows(dots_as_matrix), [-1, num_true])
+        true_b = array_ops.reshape(true_b, [-1, num_true])
+        true_logits += true_b
+        sampled_logits += sampled_b
+        if remove_accidental_hits:
+            sampled_logits += _accidental_hit_logits(labels, sampled, num_true, num_sampled,
+                                                     sampled_logits.dtype)
+        if subtract_log_q:
+            true_logits -= math_ops.log(true_expected_count)
+            sampled_logits -= math_ops.log(sampled_expected_count)
+        out_logits = array_ops.concat([true_logits, sampled_logits], 1)
+        out_labels = array_ops.concat([array_ops.ones_like(true_logits) / num_true,
+                                       array_ops.zeros_like(sampled_logits)], 1)
+        return out_logits, out_labels
+
+
+def _accidental_hit_logits(labels, sampled, num_true, num_sampled, dtype):
+    """[batch, num_sampled]: -FLT_MAX where a sampled class is one of the row's true
+    classes, 0 elsewhere. (TensorFlow writes it with SparseToDense; minitf with ScatterNd,
+    which adds up repeated positions no differently here: each (row, position) is one hit.)"""
+    acc_indices, acc_ids, acc_weights = candidate_sampling_ops.compute_accidental_hits(
+        labels, sampled, num_true=num_true)
+    acc_indices_2d = array_ops.reshape(acc_indices, [-1, 1])
+    acc_ids_2d_int32 = array_ops.reshape(math_ops.cast(acc_ids, dtypes.int32), [-1, 1])
+    sparse_indices = array_ops.concat([acc_indices_2d, acc_ids_2d_int32], 1, "sparse_indices")
+    sampled_logits_shape = array_ops.concat(
+        [array_ops.shape(labels)[:1], array_ops.expand_dims(num_sampled, 0)], 0)
+    if acc_weights.dtype != dtype:
+        acc_weights = math_ops.cast(acc_weights, dtype)
+    return array_ops.scatter_nd(sparse_indices, acc_weights, sampled_logits_shape)
+
+
+def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1,
+             sampled_values=None, remove_accidental_hits=False, partition_strategy="mod",
+             name="nce_loss"):
+    """Noise-contrastive estimation: per example, the sigmoid cross entropy of telling its
+    true classes (label 1 / num_true) from the sampled ones (label 0).
+
+    `weights` is [num_classes, dim] (or a list of its partitions), `biases`
+    [num_classes], `labels` [batch, num_true], `inputs` [batch, dim]. Returns
+    [batch]; use it for training only (the full logistic loss for evaluation).
+    """
+    logits, labels = _compute_sampled_logits(
+        weights=weights, biases=biases, labels=labels, inputs=inputs, num_sampled=num_sampled,
+        num_classes=num_classes, num_true=num_true, sampled_values=sampled_values,
+        subtract_log_q=True, remove_accidental_hits=remove_accidental_hits,
+        partition_strategy=partition_strategy, name=name)
+    sampled_losses = nn_ops.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits,
+                                                              name="sampled_losses")
+    return _sum_rows(sampled_losses)
+
+
+def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes,
+                         num_true=1, sampled_values=None, remove_accidental_hits=True,
+                         partition_strategy="mod", name="sampled_softmax_loss", seed=None):
+    """The softmax cross entropy over each example's true classes and the sampled ones: an
+    estimate of the full softmax loss, for training with many classes. Returns [batch]."""
+    logits, labels = _compute_sampled_logits(
+        weights=weights, biases=biases, labels=labels, inputs=inputs, num_sampled=num_sampled,
+        num_classes=num_classes, num_true=num_true, sampled_values=sampled_values,
+        subtract_log_q=True, remove_accidental_hits=remove_accidental_hits,
+        partition_strategy=partition_strategy, name=name, seed=seed)
+    labels = array_ops.stop_gradient(labels, name="labels_stop_gradient")
+    return nn_ops.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
 
 
 # --- averaging across replicas -----------------------------------------------------------------

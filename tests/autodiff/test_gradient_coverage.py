@@ -31,6 +31,9 @@ CASE_MODULES = ["test_math_grad.py", "test_array_grad.py", "test_nn_grad.py",
 _TF_LEAVES_WITHOUT_GRADIENT = {
     "Unique",
     "SoftsignGrad", "InTopKV2", "LRNGrad",
+    # The samplers' outputs go through stop_gradient in the sampled losses.
+    "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+    "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.

@@ -336,6 +336,20 @@ def depthwise(other):
     return Case([y, *tf.gradients(y, [images, filters], grad_ys=tf.ones_like(y) * 2.0)])
 
 
+@case("UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+      "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits")
+def candidate_samplers(other):
+    # Op-level seeds, as for the random ops: the same draws on both devices.
+    labels = tf.constant([[1, 4], [0, 2]], tf.int64)
+    sampled = tf.nn.uniform_candidate_sampler(labels, 2, 3, True, 6, seed=1)
+    return Case([*sampled, *tf.nn.log_uniform_candidate_sampler(labels, 2, 4, False, 9, seed=2),
+                 *tf.nn.learned_unigram_candidate_sampler(labels, 2, 3, True, 5, seed=3),
+                 *tf.nn.fixed_unigram_candidate_sampler(labels, 2, 3, False, 5,
+                                                        unigrams=[1.0, 2, 3, 4, 5], seed=4),
+                 *tf.nn.all_candidate_sampler(labels, 2, 5, True),
+                 *tf.nn.compute_accidental_hits(labels, sampled[0], 2)])
+
+
 @case("TopKV2", "InTopKV2")
 def top_k(other):
     a = tf.constant(MATRIX)

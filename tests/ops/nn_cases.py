@@ -8,7 +8,9 @@ every case in TensorFlow and writes, per case, the fetched values and the
 (name, type) of every op the case added, to `data/nn_reference.json`; the
 tests build and run the same cases in minitf. A case with
 `same_nodes=False` builds a graph that TensorFlow 2.x (which made the
-file) spells differently from TF 1.15; only its values are compared.
+file) spells differently from TF 1.15; only its values are compared. With
+`same_nodes="names"`, the names are compared and not the op types (where
+TensorFlow folds a shape into a constant that minitf computes).
 Nothing here imports TensorFlow or minitf.
 """
 
@@ -227,3 +229,87 @@ def _depthwise_conv2d(tf, x):
 def _depthwise_dilated(tf, x):
     return [tf.nn.depthwise_conv2d(x["x"], x["w"], [1, 1, 1, 1], "SAME", rate=[2, 2]),
             tf.nn.depthwise_conv2d(x["x"], x["w"], [1, 1, 1, 1], "VALID", rate=[1, 2])]
+
+
+# --- sampled losses and candidate samplers -----------------------------------------------------
+#
+# The draws themselves differ from TensorFlow's (another generator); what is
+# compared is what does not depend on them: the losses given fixed sampled
+# values, the expected counts of the true classes, the accidental hits.
+
+def _fixed_sampled_values(tf):
+    return (tf.constant([0, 7, 3, 5], tf.int64), tf.constant([[0.5], [0.25], [0.1]]),
+            tf.constant([0.5, 0.2, 0.3, 0.4]))
+
+
+# TensorFlow infers the static shape of a Slice whose size is a Pack of a
+# StridedSlice of a Shape; minitf does not, so two of its Shape ops are Consts there.
+@case("nce_loss", {"weights": normal(10, 4), "biases": normal(10), "inputs": normal(3, 4),
+                   "labels": integers(3, 1, high=10, dtype=np.int64)}, same_nodes="names",
+      rtol=1e-4, atol=1e-5)
+def _nce_loss(tf, x):
+    # Multiplied by 1, so that the gradients of the embedding lookups come back dense.
+    weights, biases = x["weights"] * 1.0, x["biases"] * 1.0
+    loss = tf.nn.nce_loss(weights, biases, x["labels"], x["inputs"], 4, 10,
+                          sampled_values=_fixed_sampled_values(tf))
+    return [loss, *tf.gradients(loss, [x["weights"], x["biases"], x["inputs"]])]
+
+
+@case("sampled_softmax_loss", {"weights": normal(10, 4), "biases": normal(10),
+                               "inputs": normal(3, 4), "labels": integers(3, 1, high=10,
+                                                                           dtype=np.int64)},
+      same_nodes=False, rtol=1e-4, atol=1e-5)  # minitf's accidental hits: ScatterNd
+def _sampled_softmax_loss(tf, x):
+    sampled_values = _fixed_sampled_values(tf)
+    labels = tf.concat([x["labels"][:2], [[7]]], 0)  # sampled class 7 is a true class
+    loss = tf.nn.sampled_softmax_loss(x["weights"] * 1.0, x["biases"], labels, x["inputs"], 4,
+                                      10, sampled_values=sampled_values)
+    split = tf.nn.sampled_softmax_loss([x["weights"][:5], x["weights"][5:]], x["biases"],
+                                       labels, x["inputs"], 4, 10,
+                                       sampled_values=sampled_values,
+                                       remove_accidental_hits=False, partition_strategy="div")
+    return [loss, split, *tf.gradients(loss, [x["weights"], x["inputs"]])]
+
+
+@case("candidate_samplers", {"labels": integers(3, 2, high=50, dtype=np.int64)},
+      same_nodes=False)  # TF 2.x names ComputeAccidentalHits' outputs alike; values only
+def _candidate_samplers(tf, x):
+    log_uniform = tf.nn.log_uniform_candidate_sampler(x["labels"], 2, 6, False, 50, seed=1)
+    uniform = tf.nn.uniform_candidate_sampler(x["labels"], 2, 5, False, 50, seed=1)
+    unigram = tf.nn.fixed_unigram_candidate_sampler(x["labels"], 2, 4, False, 50,
+                                                    unigrams=[float(i % 7 + 1)
+                                                              for i in range(50)],
+                                                    distortion=0.75, seed=1)
+    everything = tf.nn.all_candidate_sampler(x["labels"] % 6, 2, 6, True)
+    hits = tf.nn.compute_accidental_hits(x["labels"], tf.concat(
+        [x["labels"][1], tf.constant([49, 0], tf.int64), x["labels"][0]], 0), 2)
+    return [log_uniform[1], uniform[1], uniform[2], unigram[1], *everything, *hits]
+
+
+# --- tf.losses -------------------------------------------------------------------------------
+
+# minitf's assert_broadcastable (shared with tf.metrics) builds fewer nodes than
+# TensorFlow's: only the values are compared.
+@case("losses", {"labels": uniform(4, 3), "predictions": uniform(4, 3),
+                 "weights": uniform(4, 1), "logits": normal(4, 3, scale=2.0),
+                 "classes": integers(4, high=3)}, same_nodes=False, rtol=1e-5, atol=1e-6)
+def _losses(tf, x):
+    labels, predictions, weights = x["labels"], x["predictions"], x["weights"]
+    r = tf.losses.Reduction
+    onehot = tf.one_hot(x["classes"], 3)
+    return [tf.losses.absolute_difference(labels, predictions),
+            tf.losses.mean_squared_error(labels, predictions, weights),
+            tf.losses.huber_loss(labels, predictions * 3.0, weights, delta=0.5,
+                                 reduction=r.SUM),
+            tf.losses.log_loss(labels, predictions, reduction=r.NONE, loss_collection=None),
+            tf.losses.hinge_loss(tf.round(labels), x["logits"], reduction=r.MEAN),
+            tf.losses.cosine_distance(tf.nn.l2_normalize(labels, 1),
+                                      tf.nn.l2_normalize(predictions, 1), axis=1),
+            tf.losses.mean_pairwise_squared_error(labels, predictions, weights),
+            tf.losses.sigmoid_cross_entropy(tf.round(labels), x["logits"], weights,
+                                            label_smoothing=0.1,
+                                            reduction=r.SUM_OVER_BATCH_SIZE),
+            tf.losses.softmax_cross_entropy(onehot, x["logits"], label_smoothing=0.2),
+            tf.losses.sparse_softmax_cross_entropy(x["classes"], x["logits"], weights),
+            tf.losses.compute_weighted_loss(labels, [[0.0, 1.0, 2.0]]),
+            tf.losses.get_total_loss(), tf.losses.get_regularization_loss()]
