@@ -1,9 +1,11 @@
 """`tf.nn`: the neural-network namespace.
 
 Only names: the ops are defined in minitf/ops/nn_ops.py (activations, softmax,
-losses, dropout, moments, top_k, convolution and pooling), minitf/ops/nn_impl.py
-(the composites: swish, batch normalization, the moments family, weighted
-losses), minitf/ops/embedding_ops.py (embedding_lookup) and minitf/ops/math_ops.py
+losses, dropout, moments, top_k, convolution, pooling, dilation), minitf/ops/nn_impl.py
+(the composites: swish, batch normalization, the moments family, weighted and
+sampled losses, depthwise and separable convolutions),
+minitf/ops/candidate_sampling_ops.py (the samplers of the sampled losses),
+minitf/ops/embedding_ops.py (embedding_lookup) and minitf/ops/math_ops.py
 (sigmoid, tanh, which TensorFlow also files here).
 
 Mirrors `tensorflow/python/ops/nn.py`.
@@ -38,10 +40,12 @@ from minitf.ops.nn_ops import (approx_max_k, approx_min_k, atrous_conv2d,  # noq
                                depthwise_conv2d_backprop_filter,
                                depthwise_conv2d_backprop_input, depthwise_conv2d_native,
                                depthwise_conv2d_native_backprop_filter,
-                               depthwise_conv2d_native_backprop_input, dropout, elu,
+                               depthwise_conv2d_native_backprop_input, dilation2d,
+                               dropout, elu, erosion2d,
                                in_top_k, l2_loss, l2_normalize, leaky_relu,
                                local_response_normalization, log_softmax, lrn, max_pool,
-                               max_pool1d, max_pool2d, max_pool_v2, moments, pool, relu,
+                               max_pool1d, max_pool2d, max_pool_v2,
+                               max_pool_with_argmax, moments, pool, relu,
                                relu6, selu,
                                sigmoid_cross_entropy_with_logits, softmax,
                                softmax_cross_entropy_with_logits,

@@ -25,6 +25,7 @@ from minitf.autodiff.registry import NotDifferentiable, RegisterGradient
 from minitf.graph import dtypes
 from minitf.graph import ops
 from minitf.graph import tensor_util
+from minitf.graph.op_def_library import apply_op
 from minitf.ops import array_ops
 from minitf.ops import math_ops
 from minitf.ops import nn_impl
@@ -317,6 +318,23 @@ def _max_pool_grad_grad_grad(op, grad):
     return (array_ops.zeros_like(orig_input),
             array_ops.zeros_like(orig_output),
             nn_ops.max_pool_grad(orig_input, orig_output, grad, **_pool_attrs(op)))
+
+
+@RegisterGradient("MaxPoolWithArgmax")
+def _max_pool_with_argmax_grad(op, grad, _):
+    """Each window's gradient goes where its argmax says; the argmax output has none."""
+    attrs = {name: op.get_attr(name) for name in ("ksize", "strides", "padding",
+                                                   "include_batch_in_index")}
+    return nn_ops.max_pool_grad_with_argmax(op.inputs[0], grad, op.outputs[1], **attrs)
+
+
+@RegisterGradient("Dilation2D")
+def _dilation2d_grad(op, grad):
+    """The gradient of each max goes to its winner, in the input and in the filter."""
+    attrs = {name: op.get_attr(name) for name in ("strides", "rates", "padding")}
+    inputs = dict(input=op.inputs[0], filter=op.inputs[1], out_backprop=grad)
+    return [apply_op("Dilation2DBackpropInput", **inputs, **attrs),
+            apply_op("Dilation2DBackpropFilter", **inputs, **attrs)]
 
 
 @RegisterGradient("AvgPool")

@@ -5,7 +5,8 @@ Two kinds of ops live here, as in TensorFlow:
 * *primitives*, each an op type with its own OpDef (in
   `minitf/framework/op_defs/nn.py`) and kernel: Relu, Relu6,
   Elu, Softplus, Softmax, LogSoftmax, BiasAdd, L2Loss, the two fused
-  softmax cross entropies, Conv2D, MaxPool and AvgPool, and the backward
+  softmax cross entropies, Conv2D, DepthwiseConv2dNative, MaxPool,
+  MaxPoolWithArgmax, AvgPool, Dilation2D, TopKV2, LRN, and the backward
   ops their gradients are made of (ReluGrad, BiasAddGrad,
   Conv2DBackpropInput, MaxPoolGrad, ...); their kernels are in
   `minitf/kernels/cpu/nn_kernels.py`;
@@ -934,6 +935,58 @@ def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  #
     """avg_pool1d or avg_pool, by the rank of `input`."""
     return _pool_by_rank(avg_pool1d, avg_pool, input, ksize, strides, padding, data_format,
                          name)
+
+
+MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",  # noqa: A002
+                         Targmax=None, name=None, output_dtype=None,  # noqa: N803 - TF's
+                         include_batch_in_index=False):
+    """max_pool of an NHWC `input`, and the flat index in it of each maximum:
+    (y * width + x) * channels + c, plus b * height * width * channels with
+    `include_batch_in_index`. A named pair (output, argmax)."""
+    if data_format != "NHWC":
+        raise ValueError("Data formats other than 'NHWC' are not yet supported")
+    Targmax = _deprecated_argument_lookup("output_dtype", output_dtype, "Targmax", Targmax)
+    if Targmax is None:
+        Targmax = dtypes.int64
+    output, argmax = apply_op("MaxPoolWithArgmax", name=name, input=input,
+                              ksize=_get_sequence(ksize, 2, 3, "ksize"),
+                              strides=_get_sequence(strides, 2, 3, "strides"), padding=padding,
+                              Targmax=Targmax, include_batch_in_index=include_batch_in_index)
+    return MaxPoolWithArgmax(output, argmax)
+
+
+def max_pool_grad_with_argmax(input, grad, argmax, ksize, strides, padding,  # noqa: A002
+                              include_batch_in_index=False, name=None):
+    """The gradient of max_pool_with_argmax: each of `grad` added at its `argmax`."""
+    return apply_op("MaxPoolGradWithArgmax", name=name, input=input, grad=grad, argmax=argmax,
+                    ksize=ksize, strides=strides, padding=padding,
+                    include_batch_in_index=include_batch_in_index)
+
+
+
+# --- morphological dilation and erosion -------------------------------------------------------
+
+def dilation2d(input, filter=None, strides=None, rates=None, padding=None,  # noqa: A002
+               name=None, filters=None, dilations=None):
+    """Grayscale dilation: the max over each window of input + filter, per channel
+    (`filter` is [height, width, depth]; `rates` dilate it)."""
+    filter = _deprecated_argument_lookup("filters", filters, "filter", filter)
+    rates = _deprecated_argument_lookup("dilations", dilations, "rates", rates)
+    return apply_op("Dilation2D", name=name, input=input, filter=filter, strides=strides,
+                    rates=rates, padding=padding)
+
+
+def erosion2d(value, kernel, strides, rates, padding, name=None):
+    """Grayscale erosion, the min over each window of value - kernel: by duality, minus the
+    dilation of -value by the kernel turned around."""
+    with ops.name_scope(name, "erosion2d", [value, kernel]) as name:
+        return math_ops.negative(apply_op(
+            "Dilation2D", name=name, input=math_ops.negative(value),
+            filter=array_ops.reverse_v2(kernel, [0, 1]), strides=strides, rates=rates,
+            padding=padding))
 
 
 def _dilation_rate_constant(dilation_rate):

@@ -30,7 +30,8 @@ CASE_MODULES = ["test_math_grad.py", "test_array_grad.py", "test_nn_grad.py",
 # is a LookupError in TF too.
 _TF_LEAVES_WITHOUT_GRADIENT = {
     "Unique",
-    "SoftsignGrad", "InTopKV2", "LRNGrad",
+    "SoftsignGrad", "InTopKV2", "LRNGrad", "MaxPoolGradWithArgmax",
+    "Dilation2DBackpropInput", "Dilation2DBackpropFilter",
     # The samplers' outputs go through stop_gradient in the sampled losses.
     "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
     "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits",

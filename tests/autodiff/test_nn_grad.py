@@ -398,6 +398,22 @@ GRADIENT_CASES = {
     "Conv2DBackpropInput": conv2d_backprop_input_cases(),
     "Conv2DBackpropFilter": conv2d_backprop_filter_cases(),
     "DepthwiseConv2dNative": depthwise_cases(),
+    # Sums of input and filter values: a continuous filter keeps them free of ties.
+    "Dilation2D": [
+        Case("valid", lambda x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+             distinct([1, 4, 4, 2]), uniform([2, 2, 2], seed=5)),
+        Case("same_strided_rates", lambda x, f: tf.nn.dilation2d(x, f, [1, 2, 1, 1],
+                                                                 [1, 1, 2, 1], "SAME"),
+             distinct([1, 5, 4, 1]), uniform([2, 2, 1], seed=6)),
+        Case("erosion", lambda x, f: tf.nn.erosion2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+             distinct([1, 3, 3, 2]), uniform([2, 2, 2], seed=5))],
+    "MaxPoolWithArgmax": [
+        Case("same", lambda x: tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1],
+                                                           "SAME").output,
+             distinct([1, 3, 4, 2])),
+        Case("valid_batch_index", lambda x: tf.nn.max_pool_with_argmax(
+            x, [1, 2, 3, 1], [1, 1, 1, 1], "VALID", include_batch_in_index=True)[0],
+            distinct([2, 3, 3, 1]))],
     "DepthwiseConv2dNativeBackpropInput": depthwise_backprop_input_cases(),
     "DepthwiseConv2dNativeBackpropFilter": depthwise_backprop_filter_cases(),
     "MaxPool": pool_cases(tf.nn.max_pool),

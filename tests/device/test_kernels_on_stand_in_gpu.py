@@ -350,6 +350,20 @@ def candidate_samplers(other):
                  *tf.nn.compute_accidental_hits(labels, sampled[0], 2)])
 
 
+@case("Dilation2D", "Dilation2DBackpropInput", "Dilation2DBackpropFilter")
+def dilation(other):
+    images, kernel = tf.constant(IMAGES), tf.constant(IMAGES[0, :2, :3])
+    dilated = tf.nn.dilation2d(images, kernel, [1, 1, 1, 1], [1, 1, 2, 1], "SAME")
+    return Case([dilated, *tf.gradients(dilated, [images, kernel], grad_ys=dilated)])
+
+
+@case("MaxPoolWithArgmax", "MaxPoolGradWithArgmax")
+def max_pool_with_argmax(other):
+    images = tf.constant(IMAGES)
+    output, argmax = tf.nn.max_pool_with_argmax(images, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    return Case([output, argmax, tf.gradients(output, images, grad_ys=output)[0]])
+
+
 @case("TopKV2", "InTopKV2")
 def top_k(other):
     a = tf.constant(MATRIX)

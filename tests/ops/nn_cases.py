@@ -313,3 +313,20 @@ def _losses(tf, x):
             tf.losses.sparse_softmax_cross_entropy(x["classes"], x["logits"], weights),
             tf.losses.compute_weighted_loss(labels, [[0.0, 1.0, 2.0]]),
             tf.losses.get_total_loss(), tf.losses.get_regularization_loss()]
+
+
+@case("max_pool_with_argmax", {"x": normal(2, 5, 4, 3)})
+def _max_pool_with_argmax(tf, x):
+    output, argmax = tf.nn.max_pool_with_argmax(x["x"], [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    batch_index = tf.nn.max_pool_with_argmax(x["x"], [1, 3, 2, 1], [1, 1, 2, 1], "VALID",
+                                             include_batch_in_index=True,
+                                             output_dtype=tf.int32)
+    return [output, argmax, *batch_index,
+            tf.gradients(output, x["x"], grad_ys=output * 2.0)[0]]
+
+
+@case("dilation_and_erosion", {"x": normal(2, 6, 5, 3), "f": normal(2, 3, 3)})
+def _dilation_and_erosion(tf, x):
+    dilated = tf.nn.dilation2d(x["x"], x["f"], [1, 1, 2, 1], [1, 2, 1, 1], "SAME")
+    return [dilated, tf.nn.erosion2d(x["x"], x["f"], [1, 2, 1, 1], [1, 1, 1, 1], "VALID"),
+            *tf.gradients(dilated, [x["x"], x["f"]], grad_ys=dilated)]

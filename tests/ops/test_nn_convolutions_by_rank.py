@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import minitf as tf
+from minitf.ops import nn_ops
 
 SETTINGS = settings(max_examples=15, deadline=None)
 
@@ -116,6 +117,17 @@ def test_pool_and_convolution_by_rank():
      NotImplementedError, "minitf pools without dilation"),
     (lambda: tf.nn.max_pool_v2(tf.zeros([1, 2, 2, 2, 1]), 2, 2, "SAME"), ValueError,
      "rank 3 or 4"),
+    (lambda: tf.nn.max_pool_with_argmax(tf.zeros([1, 4, 4, 1]), 2, 2, "SAME",
+                                        data_format="NCHW"), ValueError,
+     "Data formats other than 'NHWC' are not yet supported"),
+    (lambda: tf.nn.max_pool_with_argmax(tf.zeros([4, 4, 1]), 2, 2, "SAME"), ValueError,
+     "Shape must be rank 4 but is rank 3"),
+    (lambda: tf.nn.dilation2d(tf.zeros([1, 4, 4, 2]), tf.zeros([2, 2, 3]), [1, 1, 1, 1],
+                              [1, 1, 1, 1], "SAME"), ValueError,
+     "Dimensions must be equal, but are 2 and 3"),
+    (lambda: tf.nn.dilation2d(tf.zeros([1, 4, 4, 2]), tf.zeros([2, 2, 2]), [1, 1, 1, 2],
+                              [1, 1, 1, 1], "SAME"), ValueError,
+     "strides and rates only in the spatial dimensions"),
 ])
 def test_build_time_errors(build, error, message):
     with pytest.raises(error, match=message):
@@ -131,3 +143,37 @@ def test_run_time_errors_name_the_node():
     with pytest.raises(tf.errors.InvalidArgumentError, match="Computed output size would be "
                        "negative"):
         _run(y, {x: np.ones((1, 1, 3, 2)), w: np.ones((2, 2, 2, 1))})
+
+
+def test_max_pool_with_argmax_points_at_each_maximum_and_rejects_a_bad_argmax():
+    x = np.random.RandomState(3).standard_normal((2, 4, 5, 3))
+    output, argmax = _run(tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"))
+    np.testing.assert_array_equal(np.take_along_axis(x.reshape(2, -1), argmax.reshape(2, -1),
+                                                     1).reshape(output.shape), output)
+    grad = nn_ops.max_pool_grad_with_argmax(x, np.ones_like(output), argmax + 1000,
+                                            [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Invalid argmax") as raised:
+        _run(grad)
+    assert grad.op.name in str(raised.value)
+
+
+def _np_dilation_valid(x, f):
+    kh, kw, _ = f.shape
+    out_h, out_w = x.shape[1] - kh + 1, x.shape[2] - kw + 1
+    return np.max([x[:, i:i + out_h, j:j + out_w, :] + f[i, j]
+                   for i in range(kh) for j in range(kw)], axis=0)
+
+
+def test_dilation_and_erosion_match_their_definitions_and_errors_name_the_node():
+    rng = np.random.RandomState(4)
+    x, f = rng.standard_normal((2, 5, 6, 3)), rng.standard_normal((2, 3, 3))
+    strides = rates = [1, 1, 1, 1]
+    np.testing.assert_allclose(_run(tf.nn.dilation2d(x, f, strides, rates, "VALID")),
+                               _np_dilation_valid(x, f))
+    np.testing.assert_allclose(_run(tf.nn.erosion2d(x, f, strides, rates, "VALID")),
+                               -_np_dilation_valid(-x, f[::-1, ::-1]))
+    image, kernel = tf.placeholder(tf.float64), tf.placeholder(tf.float64)
+    y = tf.nn.dilation2d(image, kernel, strides, rates, "VALID")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="input's depth 3") as raised:
+        _run(y, {image: x, kernel: f[..., :2]})
+    assert y.op.name in str(raised.value)

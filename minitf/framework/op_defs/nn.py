@@ -371,6 +371,77 @@ def _register_with_attrs(op_type, inputs, outputs, attrs, shape_fn):
     builder.set_shape_fn(shape_fn)
 
 
+
+def _max_pool_with_argmax_shape(op):
+    """The pooled shape, twice (the maxima and where they were); NHWC only."""
+    input_shape = with_rank(op.inputs[0].shape, 4)
+    ksize, strides = op.get_attr("ksize"), op.get_attr("strides")
+    if len(ksize) != 4 or len(strides) != 4 or ksize[0] != 1 or ksize[3] != 1 \
+            or strides[0] != 1 or strides[3] != 1:
+        raise ValueError(_NON_SPATIAL_MESSAGES["ksize"])
+    batch, height, width, channels = input_shape.as_list()
+    padding = op.get_attr("padding")
+    output = tensor_shape.TensorShape([
+        batch, _windowed_output_size(height, ksize[1], strides[1], 1, padding),
+        _windowed_output_size(width, ksize[2], strides[2], 1, padding), channels])
+    return [output, output]
+
+
+def _max_pool_grad_with_argmax_shape(op):
+    _max_pool_with_argmax_shape(op)
+    return [op.inputs[0].shape]
+
+
+_ARGMAX_POOL_ATTRS = ("ksize: list(int) >= 4", "strides: list(int) >= 4",
+                      "Targmax: {int32, int64} = int64", _PADDING,
+                      "include_batch_in_index: bool = false", "T: %s" % _REAL_NUMBERS)
+_register_with_attrs("MaxPoolWithArgmax", ["input: T"], ["output: T", "argmax: Targmax"],
+                     _ARGMAX_POOL_ATTRS, _max_pool_with_argmax_shape)
+_register_with_attrs("MaxPoolGradWithArgmax", ["input: T", "grad: T", "argmax: Targmax"],
+                     ["output: T"], _ARGMAX_POOL_ATTRS, _max_pool_grad_with_argmax_shape)
+
+
+
+# --- morphological dilation -----------------------------------------------------------------
+
+
+def _dilation2d_shape(op):
+    """[batch, out_height, out_width, depth]; the filter is [height, width, depth]."""
+    input_shape = with_rank(op.inputs[0].shape, 4)
+    filter_shape = with_rank(op.inputs[1].shape, 3)
+    strides, rates = op.get_attr("strides"), op.get_attr("rates")
+    if len(strides) != 4 or len(rates) != 4:
+        raise ValueError("Dilation2D requires the strides and rates attributes to contain 4 "
+                         "values")
+    if strides[0] != 1 or strides[3] != 1 or rates[0] != 1 or rates[3] != 1:
+        raise ValueError("Dilation2D supports strides and rates only in the spatial "
+                         "dimensions")
+    batch, height, width, depth = input_shape.as_list()
+    filter_height, filter_width, filter_depth = filter_shape.as_list()
+    depth = merge_dims(depth, filter_depth)
+    padding = op.get_attr("padding")
+    return [tensor_shape.TensorShape([
+        batch, _windowed_output_size(height, filter_height, strides[1], rates[1], padding),
+        _windowed_output_size(width, filter_width, strides[2], rates[2], padding), depth])]
+
+
+def _dilation2d_backprop_shape(output_index):
+    def shape_fn(op):
+        _dilation2d_shape(op)
+        return [op.inputs[output_index].shape]
+    return shape_fn
+
+
+_DILATION_ATTRS = ("T: %s" % _REAL_NUMBERS, "strides: list(int) >= 4", "rates: list(int) >= 4",
+                   _PADDING)
+_register_with_attrs("Dilation2D", ["input: T", "filter: T"], ["output: T"], _DILATION_ATTRS,
+                     _dilation2d_shape)
+_register_with_attrs("Dilation2DBackpropInput", ["input: T", "filter: T", "out_backprop: T"],
+                     ["in_backprop: T"], _DILATION_ATTRS, _dilation2d_backprop_shape(0))
+_register_with_attrs("Dilation2DBackpropFilter", ["input: T", "filter: T", "out_backprop: T"],
+                     ["filter_backprop: T"], _DILATION_ATTRS, _dilation2d_backprop_shape(1))
+
+
 # --- depthwise convolution ----------------------------------------------------------------
 
 

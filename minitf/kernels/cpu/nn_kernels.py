@@ -573,6 +573,120 @@ def max_pool_grad_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, pa
     return _from_nhwc(xp, picked[:, :, :, 0, :], data_format)
 
 
+
+# --- max pooling that says where each maximum was ---------------------------------------------
+
+def _argmax_positions(xp, windows, winners, include_batch_in_index):
+    """The flat index in the (NHWC) input of each window's winning tap.
+
+    ((b * height + y) * width + x) * channels + c, without the b term unless
+    `include_batch_in_index`.
+    """
+    n, height, width, channels = windows.input_shape
+    out_h, out_w = windows.output_hw
+    (top, _), (left, _) = windows.pads
+    tap_row, tap_col = winners // windows.window[1], winners % windows.window[1]
+    rows = xp.arange(out_h).reshape(1, -1, 1, 1) * windows.strides[0] + tap_row - top
+    cols = xp.arange(out_w).reshape(1, 1, -1, 1) * windows.strides[1] + tap_col - left
+    index = (rows * width + cols) * channels + xp.arange(channels).reshape(1, 1, 1, -1)
+    if include_batch_in_index:
+        index = index + xp.arange(n).reshape(-1, 1, 1, 1) * (height * width * channels)
+    return index
+
+
+def _batch_offsets(xp, argmax, input_shape, include_batch_in_index):
+    """`argmax` as indices into the whole flattened input."""
+    if include_batch_in_index:
+        return argmax
+    per_example = input_shape[1] * input_shape[2] * input_shape[3]
+    return argmax + xp.arange(argmax.shape[0]).reshape(-1, 1, 1, 1) * per_example
+
+
+@register_kernel("MaxPoolWithArgmax", ALL_DEVICE_TYPES)
+def max_pool_with_argmax(ctx, input, *, ksize, strides, Targmax, padding,  # noqa: A002, N803
+                         include_batch_in_index):
+    """MaxPool (NHWC) and, for each maximum, its flat index in the input (the first, on ties)."""
+    xp = ctx.xp
+    _check_rank_4("input", input)
+    windows = _Windows.for_pool(input.shape, ksize, strides, padding, "NHWC")
+    patches = windows.extract_patches(xp, windows.pad(xp, input, max_identity(input.dtype)))
+    winners = xp.argmax(patches, axis=3)
+    argmax = _argmax_positions(xp, windows, winners, include_batch_in_index)
+    return xp.max(patches, axis=3), argmax.astype(Targmax.as_numpy_dtype)
+
+
+@register_kernel("MaxPoolGradWithArgmax", ALL_DEVICE_TYPES)
+def max_pool_grad_with_argmax(ctx, input, grad, argmax, *, ksize, strides, Targmax,  # noqa: A002
+                              padding, include_batch_in_index):
+    """Each window's gradient added at the input position `argmax` names."""
+    xp = ctx.xp
+    _check_rank_4("input", input)
+    windows = _Windows.for_pool(input.shape, ksize, strides, padding, "NHWC")
+    windows.check_output(grad, input.shape[3], "MaxPoolGradWithArgmax: grad")
+    if tuple(argmax.shape) != tuple(grad.shape):
+        raise invalid("argmax must have the shape of grad: %s vs %s"
+                      % (shape_text(argmax.shape), shape_text(grad.shape)))
+    flat = _batch_offsets(xp, argmax.astype(xp.int64), input.shape, include_batch_in_index)
+    if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= input.size):
+        raise invalid("Invalid argmax: an index is outside the input of %d elements"
+                      % input.size)
+    output = xp.zeros(input.size, dtype=grad.dtype)
+    xp.add.at(output, flat.reshape(-1), grad.reshape(-1))
+    return xp.reshape(output, input.shape)
+
+
+
+# --- morphological dilation: a max-plus "convolution" -------------------------------------------
+
+def _dilation_operands(xp, input, filter, strides, rates, padding):  # noqa: A002
+    """The windows, and each window's taps plus the filter: [N, out_h, out_w, taps, depth]."""
+    _check_rank_4("input", input)
+    if filter.ndim != 3 or filter.shape[2] != input.shape[3]:
+        raise invalid("filter must be 3-dimensional with the input's depth %d: %s"
+                      % (input.shape[3], shape_text(filter.shape)))
+    windows = _Windows.for_conv(input.shape, filter.shape, strides, rates, padding, [], "NHWC")
+    lowest = xp.asarray(-xp.inf if input.dtype.kind == "f" else max_identity(input.dtype),
+                        dtype=input.dtype)
+    patches = windows.extract_patches(xp, windows.pad(xp, input, lowest))
+    return windows, patches + xp.reshape(filter, (1, 1, 1, -1, filter.shape[2]))
+
+
+@register_kernel("Dilation2D", ALL_DEVICE_TYPES)
+def dilation2d(ctx, input, filter, *, strides, rates, padding):  # noqa: A002
+    """output[b, y, x, c] = max over taps (i, j) of input[b, y*s + i*r, x*s + j*r, c]
+    + filter[i, j, c] (padding never wins)."""
+    _, sums = _dilation_operands(ctx.xp, input, filter, strides, rates, padding)
+    return ctx.xp.max(sums, axis=3)
+
+
+def _dilation_winners(xp, windows, sums, out_backprop):
+    """[N, out_h, out_w, taps, depth]: `out_backprop` at each window's winning tap, else 0."""
+    windows.check_output(out_backprop, sums.shape[-1], "out_backprop")
+    winners = xp.argmax(sums, axis=3)
+    taps = xp.reshape(xp.arange(windows.num_taps), (1, 1, 1, -1, 1))
+    return xp.where(winners[:, :, :, None, :] == taps, out_backprop[:, :, :, None, :],
+                    xp.zeros((), dtype=out_backprop.dtype))
+
+
+@register_kernel("Dilation2DBackpropInput", ALL_DEVICE_TYPES)
+def dilation2d_backprop_input(ctx, input, filter, out_backprop, *, strides, rates,  # noqa: A002
+                              padding):
+    """Each output's gradient goes to the input pixel that won its max."""
+    xp = ctx.xp
+    windows, sums = _dilation_operands(xp, input, filter, strides, rates, padding)
+    return windows.scatter_patches(xp, _dilation_winners(xp, windows, sums, out_backprop))
+
+
+@register_kernel("Dilation2DBackpropFilter", ALL_DEVICE_TYPES)
+def dilation2d_backprop_filter(ctx, input, filter, out_backprop, *, strides,  # noqa: A002
+                               rates, padding):
+    """Each output's gradient goes to the filter tap that won its max."""
+    xp = ctx.xp
+    windows, sums = _dilation_operands(xp, input, filter, strides, rates, padding)
+    routed = _dilation_winners(xp, windows, sums, out_backprop)
+    return xp.reshape(xp.sum(routed, axis=(0, 1, 2)), filter.shape)
+
+
 def _window_sizes(xp, windows, dtype):
     """[1, out_h, out_w, 1]: how many real (not padding) input elements each window covers."""
     ones = xp.ones((1,) + windows.input_shape[1:3] + (1,), dtype=dtype)
