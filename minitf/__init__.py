@@ -119,6 +119,8 @@ from minitf import debugging  # noqa: F401,E402
 from minitf.ops.numerics import *  # noqa: F401,F403,E402
 # --- tf.TensorSpec: what a tensor must be ---
 from minitf.graph.tensor_spec import TensorSpec  # noqa: F401,E402
+# tf.losses (the nn family)
+from minitf import losses  # noqa: F401,E402
 
 del _dtypes
 

@@ -1,8 +1,12 @@
 """`tf.nn`: the neural-network namespace.
 
 Only names: the ops are defined in minitf/ops/nn_ops.py (activations, softmax,
-losses, dropout, moments, convolution and pooling), minitf/ops/embedding_ops.py
-(embedding_lookup) and minitf/ops/math_ops.py (sigmoid, tanh, which TensorFlow also files here).
+losses, dropout, moments, top_k, convolution, pooling, dilation), minitf/ops/nn_impl.py
+(the composites: swish, batch normalization, the moments family, weighted and
+sampled losses, depthwise and separable convolutions),
+minitf/ops/candidate_sampling_ops.py (the samplers of the sampled losses),
+minitf/ops/embedding_ops.py (embedding_lookup) and minitf/ops/math_ops.py
+(sigmoid, tanh, which TensorFlow also files here).
 
 Mirrors `tensorflow/python/ops/nn.py`.
 
@@ -11,17 +15,42 @@ A name of TF 1.15's `tf.nn` that minitf lacks fails saying so
 """
 
 from minitf.graph import tf1_api as _tf1_api
+from minitf.ops.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F401
+                                               compute_accidental_hits,
+                                               fixed_unigram_candidate_sampler,
+                                               learned_unigram_candidate_sampler,
+                                               log_uniform_candidate_sampler,
+                                               uniform_candidate_sampler)
 from minitf.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,  # noqa: F401
                                       safe_embedding_lookup_sparse)
 from minitf.ops.math_ops import sigmoid, tanh  # noqa: F401
-from minitf.ops.nn_ops import (avg_pool, bias_add, conv2d,  # noqa: F401
+from minitf.ops.nn_impl import (batch_norm_with_global_normalization,  # noqa: F401
+                                batch_normalization, compute_average_loss, depthwise_conv2d,
+                                fused_batch_norm, log_poisson_loss, nce_loss,
+                                normalize_moments, relu_layer, sampled_softmax_loss,
+                                scale_regularization_loss, separable_conv2d, silu,
+                                sufficient_statistics, swish,
+                                weighted_cross_entropy_with_logits, weighted_moments,
+                                zero_fraction)
+from minitf.ops.nn_ops import (approx_max_k, approx_min_k, atrous_conv2d,  # noqa: F401
+                               atrous_conv2d_transpose, avg_pool, avg_pool1d, avg_pool2d,
+                               avg_pool_v2, bias_add, conv1d, conv1d_transpose, conv2d,
                                conv2d_backprop_filter, conv2d_backprop_input,
-                               conv2d_transpose, dropout, elu, l2_loss, l2_normalize,
-                               log_softmax, max_pool, moments, relu, relu6,
+                               conv2d_transpose, conv_transpose, convolution, crelu,
+                               depthwise_conv2d_backprop_filter,
+                               depthwise_conv2d_backprop_input, depthwise_conv2d_native,
+                               depthwise_conv2d_native_backprop_filter,
+                               depthwise_conv2d_native_backprop_input, dilation2d,
+                               dropout, elu, erosion2d,
+                               in_top_k, l2_loss, l2_normalize, leaky_relu,
+                               local_response_normalization, log_softmax, lrn, max_pool,
+                               max_pool1d, max_pool2d, max_pool_v2,
+                               max_pool_with_argmax, moments, pool, relu,
+                               relu6, selu,
                                sigmoid_cross_entropy_with_logits, softmax,
                                softmax_cross_entropy_with_logits,
-                               softmax_cross_entropy_with_logits_v2, softplus,
-                               sparse_softmax_cross_entropy_with_logits)
+                               softmax_cross_entropy_with_logits_v2, softplus, softsign,
+                               sparse_softmax_cross_entropy_with_logits, top_k, xw_plus_b)
 
 
 def __getattr__(name):

@@ -18,11 +18,17 @@ Mirrors `tensorflow/python/ops/nn_grad.py` (and the NotDifferentiable lines
 of `random_ops.py`).
 """
 
+import collections
+
+from minitf.autodiff import gradients_impl
 from minitf.autodiff.registry import NotDifferentiable, RegisterGradient
+from minitf.graph import dtypes
 from minitf.graph import ops
 from minitf.graph import tensor_util
+from minitf.graph.op_def_library import apply_op
 from minitf.ops import array_ops
 from minitf.ops import math_ops
+from minitf.ops import nn_impl
 from minitf.ops import nn_ops
 
 for _op_type in ("RandomStandardNormal", "RandomUniform", "RandomUniformInt",
@@ -55,6 +61,21 @@ def _softplus_grad(op, grad):
     return nn_ops.softplus_grad(grad, op.inputs[0])
 
 
+@RegisterGradient("Selu")
+def _selu_grad(op, grad):
+    return nn_ops.selu_grad(grad, op.outputs[0])
+
+
+@RegisterGradient("LeakyRelu")
+def _leaky_relu_grad(op, grad):
+    return nn_ops.leaky_relu_grad(grad, op.inputs[0], alpha=op.get_attr("alpha"))
+
+
+@RegisterGradient("Softsign")
+def _softsign_grad(op, grad):
+    return nn_ops.softsign_grad(grad, op.inputs[0])
+
+
 # The backward ops are linear in `gradients`, so their gradient with respect to
 # it is the same backward op applied to the incoming gradient.
 
@@ -77,6 +98,21 @@ def _elu_grad_grad(op, grad):
     dy, elu_y = op.inputs
     d_outputs = math_ops.where(elu_y < 0, grad * dy, array_ops.zeros_like(elu_y))
     return nn_ops.elu_grad(grad, elu_y), d_outputs
+
+
+@RegisterGradient("SeluGrad")
+def _selu_grad_grad(op, grad):
+    # SeluGrad(dy, y) = dy * (y + scale * alpha) where y < 0: linear in y there.
+    dy, selu_y = op.inputs
+    d_outputs = math_ops.where(selu_y < 0., grad * dy, array_ops.zeros_like(selu_y))
+    return nn_ops.selu_grad(grad, selu_y), d_outputs
+
+
+@RegisterGradient("LeakyReluGrad")
+def _leaky_relu_grad_grad(op, grad):
+    features = op.inputs[1]
+    return (nn_ops.leaky_relu_grad(grad, features, alpha=op.get_attr("alpha")),
+            array_ops.zeros_like(features))
 
 
 @RegisterGradient("SoftplusGrad")
@@ -203,53 +239,57 @@ def _sparse_softmax_cross_entropy_with_logits_grad(op, grad_loss, grad_grad):
 
 # --- convolution ----------------------------------------------------------------------------------
 
-def _conv_attrs(op):
-    """The attrs a conv op's gradient ops share with it."""
-    return {name: op.get_attr(name) for name in (
-        "strides", "padding", "explicit_paddings", "use_cudnn_on_gpu", "data_format",
-        "dilations")}
+_ConvFamily = collections.namedtuple("_ConvFamily", ["forward", "backprop_input",
+                                                     "backprop_filter", "attr_names"])
+
+_CONV2D = _ConvFamily(nn_ops.gen_conv2d, nn_ops.gen_conv2d_backprop_input,
+                      nn_ops.gen_conv2d_backprop_filter,
+                      ("strides", "padding", "explicit_paddings", "use_cudnn_on_gpu",
+                       "data_format", "dilations"))
+_DEPTHWISE = _ConvFamily(nn_ops.depthwise_conv2d_native,
+                         nn_ops.depthwise_conv2d_native_backprop_input,
+                         nn_ops.depthwise_conv2d_native_backprop_filter,
+                         ("strides", "padding", "data_format", "dilations"))
 
 
-@RegisterGradient("Conv2D")
-def _conv2d_grad(op, grad):
-    """Two backward ops: one for the input, one for the filter."""
-    input_tensor, filter_tensor = op.inputs
-    attrs = _conv_attrs(op)
-    return [
-        nn_ops.gen_conv2d_backprop_input(array_ops.shape(input_tensor), filter_tensor, grad,
-                                         **attrs),
-        nn_ops.gen_conv2d_backprop_filter(input_tensor, array_ops.shape(filter_tensor), grad,
-                                          **attrs),
-    ]
+def _register_conv_gradients(op_type, family):
+    """The gradients of a convolution (`op_type`) and of its two backward ops.
 
-
-@RegisterGradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op, grad):
-    """The op is linear in filter and in out_backprop; the shape input gets nothing.
-
-    As a function of out_backprop it is the transpose of conv2d, so its
-    transpose, conv2d itself, carries the gradient back.
+    All three are linear in each of their tensor inputs, so each gradient is
+    one of the other two ops: a convolution's input gradient is its
+    transpose (BackpropInput), and the transpose of that is the convolution.
+    The shape inputs get nothing.
     """
-    _, filter_tensor, out_backprop = op.inputs
-    attrs = _conv_attrs(op)
-    return [
-        None,
-        nn_ops.gen_conv2d_backprop_filter(grad, array_ops.shape(filter_tensor), out_backprop,
-                                          **attrs),
-        nn_ops.gen_conv2d(grad, filter_tensor, **attrs),
-    ]
+    def attrs(op):
+        return {name: op.get_attr(name) for name in family.attr_names}
+
+    @RegisterGradient(op_type)
+    def _forward_grad(op, grad):
+        input_tensor, filter_tensor = op.inputs
+        return [family.backprop_input(array_ops.shape(input_tensor), filter_tensor, grad,
+                                      **attrs(op)),
+                family.backprop_filter(input_tensor, array_ops.shape(filter_tensor), grad,
+                                       **attrs(op))]
+
+    @RegisterGradient(op_type + "BackpropInput")
+    def _backprop_input_grad(op, grad):
+        _, filter_tensor, out_backprop = op.inputs
+        return [None,
+                family.backprop_filter(grad, array_ops.shape(filter_tensor), out_backprop,
+                                       **attrs(op)),
+                family.forward(grad, filter_tensor, **attrs(op))]
+
+    @RegisterGradient(op_type + "BackpropFilter")
+    def _backprop_filter_grad(op, grad):
+        input_tensor, _, out_backprop = op.inputs
+        return [family.backprop_input(array_ops.shape(input_tensor), grad, out_backprop,
+                                      **attrs(op)),
+                None,
+                family.forward(input_tensor, grad, **attrs(op))]
 
 
-@RegisterGradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op, grad):
-    input_tensor, _, out_backprop = op.inputs
-    attrs = _conv_attrs(op)
-    return [
-        nn_ops.gen_conv2d_backprop_input(array_ops.shape(input_tensor), grad, out_backprop,
-                                         **attrs),
-        None,
-        nn_ops.gen_conv2d(input_tensor, grad, **attrs),
-    ]
+_register_conv_gradients("Conv2D", _CONV2D)
+_register_conv_gradients("DepthwiseConv2dNative", _DEPTHWISE)
 
 
 # --- pooling --------------------------------------------------------------------------------------
@@ -282,6 +322,23 @@ def _max_pool_grad_grad_grad(op, grad):
             nn_ops.max_pool_grad(orig_input, orig_output, grad, **_pool_attrs(op)))
 
 
+@RegisterGradient("MaxPoolWithArgmax")
+def _max_pool_with_argmax_grad(op, grad, _):
+    """Each window's gradient goes where its argmax says; the argmax output has none."""
+    attrs = {name: op.get_attr(name) for name in ("ksize", "strides", "padding",
+                                                   "include_batch_in_index")}
+    return nn_ops.max_pool_grad_with_argmax(op.inputs[0], grad, op.outputs[1], **attrs)
+
+
+@RegisterGradient("Dilation2D")
+def _dilation2d_grad(op, grad):
+    """The gradient of each max goes to its winner, in the input and in the filter."""
+    attrs = {name: op.get_attr(name) for name in ("strides", "rates", "padding")}
+    inputs = dict(input=op.inputs[0], filter=op.inputs[1], out_backprop=grad)
+    return [apply_op("Dilation2DBackpropInput", **inputs, **attrs),
+            apply_op("Dilation2DBackpropFilter", **inputs, **attrs)]
+
+
 @RegisterGradient("AvgPool")
 def _avg_pool_grad(op, grad):
     """Each window's gradient is shared among its elements."""
@@ -296,3 +353,113 @@ def _avg_pool_grad_grad(op, grad):
     input; no gradient (None) says the same thing.
     """
     return None, nn_ops.avg_pool(grad, **_pool_attrs(op))
+
+
+# --- top_k ----------------------------------------------------------------------------------------
+
+@RegisterGradient("TopKV2")
+def _top_k_grad(op, grad, _):
+    """Each value's gradient goes back to where it was taken from; the rest of the input gets 0.
+
+    The indices are per row; adding each row's offset makes them indices into
+    the flattened input, where scatter_nd puts the gradients.
+    """
+    in_shape = array_ops.shape(op.inputs[0])
+    ind_shape = array_ops.shape(op.outputs[1])
+    ind_lastdim = array_ops.gather(ind_shape, array_ops.size(ind_shape) - 1)
+    ind_2d = array_ops.reshape(op.outputs[1], array_ops.stack([-1, ind_lastdim]))
+    in_lastdim = array_ops.gather(in_shape, array_ops.size(in_shape) - 1)
+    outerdim = array_ops.shape(ind_2d)[0]
+    ind = array_ops.reshape(
+        ind_2d + array_ops.expand_dims(math_ops.range(0, outerdim * in_lastdim, in_lastdim), -1),
+        [-1])
+    return [array_ops.reshape(array_ops.scatter_nd(array_ops.expand_dims(ind, -1),
+                                                   array_ops.reshape(grad, [-1]),
+                                                   [math_ops.reduce_prod(in_shape)]), in_shape),
+            array_ops.zeros([], dtype=dtypes.int32)]
+
+
+# --- normalization ------------------------------------------------------------------------------
+
+@RegisterGradient("LRN")
+def _lrn_grad(op, grad):
+    attrs = {name: op.get_attr(name) for name in ("depth_radius", "bias", "alpha", "beta")}
+    return [nn_ops.lrn_grad(grad, op.inputs[0], op.outputs[0], **attrs)]
+
+
+def _batch_norm_attrs(op):
+    return {name: op.get_attr(name) for name in ("epsilon", "data_format", "is_training")}
+
+
+@RegisterGradient("FusedBatchNormV3")
+def _fused_batch_norm_grad(op, *grad):
+    """One backward op for x, scale and offset; mean and variance (inference inputs) get None.
+
+    In training the batch statistics the op used are its reserve spaces; in
+    inference they are its `mean` and `variance` inputs.
+    """
+    x, scale = op.inputs[0], op.inputs[1]
+    attrs = _batch_norm_attrs(op)
+    if attrs["is_training"]:
+        mean, variance = op.outputs[3], op.outputs[4]
+    else:
+        mean, variance = op.inputs[3], op.inputs[4]
+    dx, dscale, doffset, _, _ = nn_impl.fused_batch_norm_grad(grad[0], x, scale, mean, variance,
+                                                             op.outputs[5], **attrs)
+    return dx, dscale, doffset, None, None
+
+
+def _batch_norm_grad(grad_y, x, scale, pop_mean, pop_var, epsilon, data_format, is_training):
+    """FusedBatchNormGradV3 written with plain ops, so that it can be differentiated itself.
+
+    (grad_x, grad_scale, grad_offset). In training the statistics are
+    recomputed from x, since they depend on it.
+    """
+    x_dtype = x.dtype.base_dtype
+    if x_dtype == dtypes.float16:  # float16 is too imprecise for these sums
+        x, grad_y = math_ops.cast(x, dtypes.float32), math_ops.cast(grad_y, dtypes.float32)
+    rank = 5 if data_format in ("NDHWC", "NCDHW") else 4
+    channels_first = data_format.startswith("NC")
+    reduce_axis = [0] + list(range(2, rank)) if channels_first else list(range(rank - 1))
+    if channels_first:
+        shape = [1, array_ops.size(scale)] + [1] * (rank - 2)
+        scale = array_ops.reshape(scale, shape)
+        pop_mean, pop_var = array_ops.reshape(pop_mean, shape), array_ops.reshape(pop_var, shape)
+    grad_offset = math_ops.reduce_sum(grad_y, axis=reduce_axis)
+    if is_training:
+        mean_grad_y = math_ops.reduce_mean(grad_y, reduce_axis, keepdims=True)
+        mean_x = math_ops.reduce_mean(x, reduce_axis, keepdims=True)
+        var_x = math_ops.reduce_mean(
+            math_ops.squared_difference(x, array_ops.stop_gradient(mean_x)), reduce_axis,
+            keepdims=True)
+        x_offset = x - mean_x
+        mean = math_ops.reduce_mean(grad_y * x_offset, axis=reduce_axis, keepdims=True)
+        grad_x = scale * math_ops.rsqrt(var_x + epsilon) * (
+            grad_y - mean_grad_y - math_ops.reciprocal(var_x + epsilon) * mean * x_offset)
+        grad_scale = math_ops.reduce_sum(
+            math_ops.rsqrt(var_x + epsilon) * grad_y * x_offset, axis=reduce_axis)
+    else:
+        var_rsqrt = math_ops.rsqrt(pop_var + epsilon)
+        grad_scale = math_ops.reduce_sum(grad_y * (x - pop_mean) * var_rsqrt, axis=reduce_axis)
+        grad_x = grad_y * scale * var_rsqrt
+    return math_ops.cast(grad_x, x_dtype), grad_scale, grad_offset
+
+
+@RegisterGradient("FusedBatchNormGradV3")
+def _fused_batch_norm_grad_grad(op, *grad):
+    """Differentiates `_batch_norm_grad`, the backward op spelled out, with tf.gradients.
+
+    Its inputs are taken through stop_gradient: the derivatives wanted are those
+    of the backward op alone, not of whatever computed its inputs (grad_y itself
+    depends on x).
+    """
+    grad_y, x, scale = (array_ops.stop_gradient(t) for t in op.inputs[:3])
+    pop_mean, pop_var = op.inputs[3:5]
+    attrs = _batch_norm_attrs(op)
+    grad_x, grad_scale, grad_offset = _batch_norm_grad(grad_y, x, scale, pop_mean, pop_var,
+                                                       **attrs)
+    ys = [grad_x, grad_scale, grad_offset]
+    grad_ys = [array_ops.zeros_like(y) if g is None else g for y, g in zip(ys, grad[:3])]
+    grad_grad_y, grad_x, grad_scale = gradients_impl.gradients(ys, [grad_y, x, scale],
+                                                               grad_ys=grad_ys)
+    return grad_grad_y, grad_x, grad_scale, None, None, None

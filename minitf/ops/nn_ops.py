@@ -5,7 +5,8 @@ Two kinds of ops live here, as in TensorFlow:
 * *primitives*, each an op type with its own OpDef (in
   `minitf/framework/op_defs/nn.py`) and kernel: Relu, Relu6,
   Elu, Softplus, Softmax, LogSoftmax, BiasAdd, L2Loss, the two fused
-  softmax cross entropies, Conv2D, MaxPool and AvgPool, and the backward
+  softmax cross entropies, Conv2D, DepthwiseConv2dNative, MaxPool,
+  MaxPoolWithArgmax, AvgPool, Dilation2D, TopKV2, LRN, and the backward
   ops their gradients are made of (ReluGrad, BiasAddGrad,
   Conv2DBackpropInput, MaxPoolGrad, ...); their kernels are in
   `minitf/kernels/cpu/nn_kernels.py`;
@@ -20,8 +21,11 @@ The user reaches these through `tf.nn` (minitf/nn.py).
 Mirrors `tensorflow/python/ops/nn_ops.py` and `nn_impl.py`.
 """
 
+import collections
 import collections.abc
 import numbers
+
+import numpy as np
 
 from minitf.graph import dtypes
 from minitf.graph import errors
@@ -73,6 +77,46 @@ def elu(features, name=None):
 def softplus(features, name=None):
     """log(exp(features) + 1), computed without overflow."""
     return apply_op("Softplus", name=name, features=features)
+
+
+def selu(features, name=None):
+    """Scaled exponential linear unit: scale * x where positive, scale * alpha * (exp(x) - 1)
+    elsewhere, with the constants that keep activations normalized (Klambauer et al., 2017)."""
+    return apply_op("Selu", name=name, features=features)
+
+
+def leaky_relu(features, alpha=0.2, name=None):
+    """x where positive, alpha * x elsewhere; integer features are cast to float32 first."""
+    with ops.name_scope(name, "LeakyRelu", [features, alpha]) as scope:
+        features = convert_to_tensor(features, name="features")
+        if features.dtype.is_integer:
+            features = math_ops.cast(features, dtypes.float32)
+        if isinstance(alpha, np.ndarray):
+            alpha = alpha.item()
+        return apply_op("LeakyRelu", name=scope, features=features, alpha=alpha)
+
+
+def softsign(features, name=None):
+    """x / (abs(x) + 1)."""
+    return apply_op("Softsign", name=name, features=features)
+
+
+def crelu(features, name=None, axis=-1):
+    """Concatenated ReLU: relu of [features, -features] joined along `axis` (twice as deep)."""
+    with ops.name_scope(name, "CRelu", [features]) as scope:
+        features = convert_to_tensor(features, name="features")
+        c = array_ops.concat([features, -features], axis, name=scope)
+        return relu(c)
+
+
+def xw_plus_b(x, weights, biases, name=None):
+    """matmul(x, weights) + biases: a dense layer without its activation."""
+    with ops.name_scope(name, "xw_plus_b", [x, weights, biases]) as scope:
+        x = convert_to_tensor(x, name="x")
+        weights = convert_to_tensor(weights, name="weights")
+        biases = convert_to_tensor(biases, name="biases")
+        mm = math_ops.matmul(x, weights)
+        return bias_add(mm, biases, name=scope)
 
 
 # --- softmax and log_softmax -------------------------------------------------------------
@@ -466,6 +510,22 @@ def softplus_grad(gradients, features, name=None):
     return apply_op("SoftplusGrad", name=name, gradients=gradients, features=features)
 
 
+def selu_grad(gradients, outputs, name=None):
+    """`gradients * scale` where Selu's `outputs` > 0, else `gradients * (outputs + scale * alpha)`."""
+    return apply_op("SeluGrad", name=name, gradients=gradients, outputs=outputs)
+
+
+def leaky_relu_grad(gradients, features, alpha=0.2, name=None):
+    """`gradients` where `features` > 0, else `alpha * gradients`."""
+    return apply_op("LeakyReluGrad", name=name, gradients=gradients, features=features,
+                    alpha=alpha)
+
+
+def softsign_grad(gradients, features, name=None):
+    """`gradients / (1 + abs(features)) ** 2`."""
+    return apply_op("SoftsignGrad", name=name, gradients=gradients, features=features)
+
+
 def bias_add_grad(out_backprop, data_format="NHWC", name=None):
     """`out_backprop` summed over every dimension but the channel one: BiasAdd's bias gradient."""
     return apply_op("BiasAddGrad", name=name, out_backprop=out_backprop,
@@ -699,3 +759,403 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="
     """Each window's gradient shared equally among the window's (non-padding) elements."""
     return apply_op("AvgPoolGrad", name=name, orig_input_shape=orig_input_shape, grad=grad,
                     ksize=ksize, strides=strides, padding=padding, data_format=data_format)
+
+
+# --- conv1d and the convolutions of any rank, through conv2d ----------------------------------
+#
+# A 1-D convolution is a 2-D one over an image one pixel high: the input gets
+# a height axis of 1 (ExpandDims), the filter a filter-height of 1, and the
+# result loses the axis again (Squeeze).
+
+def _one_d_layout(data_format):
+    """(the 2-D data format, the axis given height 1, the channel axis) for NWC or NCW."""
+    if data_format is None or data_format in ("NWC", "NHWC"):
+        return "NHWC", 1, 2
+    if data_format in ("NCW", "NCHW"):
+        return "NCHW", 2, 1
+    raise ValueError("data_format must be \"NWC\" or \"NCW\".")
+
+
+def conv1d(value=None, filters=None, stride=None, padding=None, use_cudnn_on_gpu=None,
+           data_format=None, name=None, input=None, dilations=None):  # noqa: A002
+    """A 1-D convolution of [batch, width, in_channels] by [width, in_channels, out_channels]."""
+    value = _deprecated_argument_lookup("input", input, "value", value)
+    with ops.name_scope(name, "conv1d", [value, filters]) as name:
+        data_format, spatial_start_dim, channel_index = _one_d_layout(data_format)
+        strides = [1] + _get_sequence(stride, 1, channel_index, "stride")
+        dilations = [1] + _get_sequence(dilations, 1, channel_index, "dilations")
+        value = array_ops.expand_dims(value, spatial_start_dim)
+        filters = array_ops.expand_dims(filters, 0)
+        result = gen_conv2d(value, filters, strides, padding,
+                            use_cudnn_on_gpu=use_cudnn_on_gpu is not False,
+                            data_format=data_format, dilations=dilations, name=name)
+        return array_ops.squeeze(result, [spatial_start_dim])
+
+
+def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                     data_format="NWC", dilations=None, name=None):
+    """The transpose of conv1d: its input gradient, as an op, of shape `output_shape`."""
+    with ops.name_scope(name, "conv1d_transpose", [input, filters, output_shape]) as name:
+        data_format, spatial_start_dim, channel_index = _one_d_layout(data_format)
+        strides = [1] + _get_sequence(strides, 1, channel_index, "stride")
+        dilations = [1] + _get_sequence(dilations, 1, channel_index, "dilations")
+        input = array_ops.expand_dims(input, spatial_start_dim)
+        filters = array_ops.expand_dims(filters, 0)
+        if not isinstance(output_shape, ops.Tensor):
+            output_shape = list(output_shape)
+        output_shape = array_ops.concat([output_shape[:spatial_start_dim], [1],
+                                         output_shape[spatial_start_dim:]], 0)
+        result = gen_conv2d_backprop_input(output_shape, filters, input, strides, padding,
+                                           data_format=data_format, dilations=dilations,
+                                           name=name)
+        return array_ops.squeeze(result, [spatial_start_dim])
+
+
+def _spatial_rank(input, filter_or_window_rank, data_format):  # noqa: A002
+    """How many spatial axes a convolution or pooling of `input` has (1 or 2 in minitf)."""
+    rank = input.shape.ndims
+    if rank is None and data_format is not None:
+        rank = len(data_format)
+    if rank is None and filter_or_window_rank is not None:
+        rank = filter_or_window_rank + 2
+    if rank is None:
+        raise ValueError("The rank of the input must be known, or data_format given")
+    if rank not in (3, 4):
+        raise ValueError("minitf convolves and pools 1-D and 2-D inputs only (rank 3 or 4, "
+                         "the batch and channel axes included); got rank %d" % rank)
+    return rank - 2
+
+
+def convolution(input, filter=None, padding=None, strides=None,  # noqa: A002
+                dilation_rate=None, name=None, data_format=None, filters=None,
+                dilations=None):
+    """An N-D convolution: conv1d for 1 spatial axis, conv2d for 2 (dilated as asked)."""
+    filter = _deprecated_argument_lookup("filters", filters, "filter", filter)
+    dilation_rate = _deprecated_argument_lookup("dilations", dilations, "dilation_rate",
+                                                dilation_rate)
+    with ops.name_scope(name, "convolution", [input, filter]) as name:
+        input = convert_to_tensor(input, name="input")
+        filter = convert_to_tensor(filter, name="filter")
+        n = _spatial_rank(input, filter.shape.ndims and filter.shape.ndims - 2, data_format)
+        if n == 1:
+            return conv1d(input, filter, strides, padding, data_format=data_format,
+                          dilations=dilation_rate, name=name)
+        return conv2d(input, filter, strides, padding, data_format=data_format,
+                      dilations=dilation_rate, name=name)
+
+
+def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
+                   data_format=None, dilations=None, name=None):
+    """The transpose of `convolution` (conv1d_transpose or conv2d_transpose by rank)."""
+    with ops.name_scope(name, "conv_transpose", [input, filters, output_shape]) as name:
+        if isinstance(output_shape, ops.Tensor):
+            rank = output_shape.shape.as_list()[0]
+        else:
+            rank = len(output_shape)
+        if rank == 3:
+            return conv1d_transpose(input, filters, output_shape, strides, padding,
+                                    data_format or "NWC", dilations, name)
+        if rank == 4:
+            return conv2d_transpose(input, filters, output_shape, strides, padding,
+                                    data_format or "NHWC", name, dilations=dilations)
+        raise ValueError("output_shape must be of length 3 or 4 in minitf (1-D and 2-D "
+                         "convolutions), got %s" % rank)
+
+
+def atrous_conv2d(value, filters, rate, padding, name=None):
+    """conv2d with `rate - 1` zeros between the filter's taps (a dilated convolution)."""
+    return convolution(value, filters, padding, dilation_rate=[rate, rate], name=name)
+
+
+def atrous_conv2d_transpose(value, filters, output_shape, rate, padding, name=None):
+    """The transpose of atrous_conv2d: conv2d_transpose with the filter dilated by `rate`."""
+    with ops.name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]) as name:
+        value = convert_to_tensor(value, name="value")
+        filters = convert_to_tensor(filters, name="filters")
+        if not value.shape.dims[3].is_compatible_with(filters.shape[3]):
+            raise ValueError("value's input channels does not match filters' input channels, "
+                             "{} != {}".format(value.shape[3], filters.shape[3]))
+        if rate < 1:
+            raise ValueError("rate {} cannot be less than one".format(rate))
+        return conv2d_transpose(value, filters, output_shape, [1, 1, 1, 1], padding,
+                                name=name, dilations=[1, rate, rate, 1])
+
+
+# --- the other names of pooling: 1-D, by rank, and `pool` -----------------------------------
+
+def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):  # noqa: A002
+    """max_pool under its TF 2 name (and scope "MaxPool2d")."""
+    with ops.name_scope(name, "MaxPool2d", [input]) as name:
+        return max_pool(input, ksize, strides, padding, data_format=data_format, name=name)
+
+
+avg_pool2d = avg_pool
+
+
+def _pool1d(pool_2d, scope, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    """A 1-D pooling as a 2-D one over an image one pixel high (as conv1d)."""
+    with ops.name_scope(name, scope, [input]) as name:
+        if data_format is None:
+            data_format = "NWC"
+        channel_index = 1 if data_format.startswith("NC") else 2
+        ksize = [1] + _get_sequence(ksize, 1, channel_index, "ksize")
+        strides = [1] + _get_sequence(strides, 1, channel_index, "strides")
+        expanding_dim = 1 if data_format == "NWC" else 2
+        expanded = array_ops.expand_dims(input, expanding_dim)
+        result = pool_2d(expanded, ksize, strides, padding, name=name,
+                         data_format="NHWC" if data_format == "NWC" else "NCHW")
+        return array_ops.squeeze(result, [expanding_dim])
+
+
+def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """The maximum of each window of a [batch, width, channels] tensor."""
+    return _pool1d(max_pool, "MaxPool1d", input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  # noqa: A002
+    """The mean of each window of a [batch, width, channels] tensor."""
+    return _pool1d(avg_pool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
+
+
+def _pool_by_rank(pool_1d, pool_2d, input, ksize, strides, padding, data_format,  # noqa: A002
+                  name):
+    input = convert_to_tensor(input, name="input")
+    if _spatial_rank(input, None, data_format) == 1:
+        return pool_1d(input, ksize, strides, padding, data_format or "NWC", name)
+    return pool_2d(input, ksize, strides, padding, data_format or "NHWC", name)
+
+
+def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """max_pool1d or max_pool, by the rank of `input`."""
+    return _pool_by_rank(max_pool1d, max_pool, input, ksize, strides, padding, data_format,
+                         name)
+
+
+def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
+    """avg_pool1d or avg_pool, by the rank of `input`."""
+    return _pool_by_rank(avg_pool1d, avg_pool, input, ksize, strides, padding, data_format,
+                         name)
+
+
+MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
+
+
+def max_pool_with_argmax(input, ksize, strides, padding, data_format="NHWC",  # noqa: A002
+                         Targmax=None, name=None, output_dtype=None,  # noqa: N803 - TF's
+                         include_batch_in_index=False):
+    """max_pool of an NHWC `input`, and the flat index in it of each maximum:
+    (y * width + x) * channels + c, plus b * height * width * channels with
+    `include_batch_in_index`. A named pair (output, argmax)."""
+    if data_format != "NHWC":
+        raise ValueError("Data formats other than 'NHWC' are not yet supported")
+    Targmax = _deprecated_argument_lookup("output_dtype", output_dtype, "Targmax", Targmax)
+    if Targmax is None:
+        Targmax = dtypes.int64
+    output, argmax = apply_op("MaxPoolWithArgmax", name=name, input=input,
+                              ksize=_get_sequence(ksize, 2, 3, "ksize"),
+                              strides=_get_sequence(strides, 2, 3, "strides"), padding=padding,
+                              Targmax=Targmax, include_batch_in_index=include_batch_in_index)
+    return MaxPoolWithArgmax(output, argmax)
+
+
+def max_pool_grad_with_argmax(input, grad, argmax, ksize, strides, padding,  # noqa: A002
+                              include_batch_in_index=False, name=None):
+    """The gradient of max_pool_with_argmax: each of `grad` added at its `argmax`."""
+    return apply_op("MaxPoolGradWithArgmax", name=name, input=input, grad=grad, argmax=argmax,
+                    ksize=ksize, strides=strides, padding=padding,
+                    include_batch_in_index=include_batch_in_index)
+
+
+
+# --- morphological dilation and erosion -------------------------------------------------------
+
+def dilation2d(input, filter=None, strides=None, rates=None, padding=None,  # noqa: A002
+               name=None, filters=None, dilations=None):
+    """Grayscale dilation: the max over each window of input + filter, per channel
+    (`filter` is [height, width, depth]; `rates` dilate it)."""
+    filter = _deprecated_argument_lookup("filters", filters, "filter", filter)
+    rates = _deprecated_argument_lookup("dilations", dilations, "rates", rates)
+    return apply_op("Dilation2D", name=name, input=input, filter=filter, strides=strides,
+                    rates=rates, padding=padding)
+
+
+def erosion2d(value, kernel, strides, rates, padding, name=None):
+    """Grayscale erosion, the min over each window of value - kernel: by duality, minus the
+    dilation of -value by the kernel turned around."""
+    with ops.name_scope(name, "erosion2d", [value, kernel]) as name:
+        return math_ops.negative(apply_op(
+            "Dilation2D", name=name, input=math_ops.negative(value),
+            filter=array_ops.reverse_v2(kernel, [0, 1]), strides=strides, rates=rates,
+            padding=padding))
+
+
+def _dilation_rate_constant(dilation_rate):
+    """The int32 constant "dilation_rate" that TensorFlow's with_space_to_batch makes even
+    when every rate is 1 (nothing reads it then); made here too, so that the node names
+    of pool, depthwise_conv2d and separable_conv2d are TensorFlow's."""
+    return convert_to_tensor(dilation_rate, dtypes.int32, name="dilation_rate")
+
+
+def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa: A002
+         strides=None, name=None, data_format=None, dilations=None):
+    """MAX or AVG pooling of a 1-D or 2-D input with windows of `window_shape`.
+
+    minitf pools without dilation only (a dilation rate of 1 on every axis).
+    """
+    dilation_rate = _deprecated_argument_lookup("dilations", dilations, "dilation_rate",
+                                                dilation_rate)
+    with ops.name_scope(name, "%s_pool" % pooling_type.lower(), [input]) as scope:
+        input = convert_to_tensor(input, name="input")
+        num_spatial_dims = len(window_shape)
+        if num_spatial_dims < 1 or num_spatial_dims > 3:
+            raise ValueError("`len(window_shape)` must be 1, 2, or 3. Received: window_shape="
+                             "%s of length %d" % (window_shape, num_spatial_dims))
+        input.get_shape().with_rank(num_spatial_dims + 2)
+        strides = [1] * num_spatial_dims if strides is None else list(strides)
+        dilation_rate = [1] * num_spatial_dims if dilation_rate is None else list(dilation_rate)
+        if any(s > w for s, w in zip(strides, window_shape)):
+            raise ValueError("strides > window_shape not supported due to inconsistency "
+                             "between CPU and GPU implementations")
+        if pooling_type not in ("MAX", "AVG") or num_spatial_dims == 3:
+            raise ValueError("%d-D %s pooling is not supported." % (num_spatial_dims,
+                                                                     pooling_type))
+        if any(r != 1 for r in dilation_rate):
+            raise NotImplementedError("minitf pools without dilation (dilation_rate %s)"
+                                      % dilation_rate)
+        _dilation_rate_constant(dilation_rate)
+        pool_op = max_pool if pooling_type == "MAX" else avg_pool
+        channels_first = data_format is not None and data_format.startswith("NC")
+        window = [1, 1] + list(window_shape) if channels_first else [1, *window_shape, 1]
+        steps = [1, 1] + strides if channels_first else [1, *strides, 1]
+        if num_spatial_dims == 2:
+            return pool_op(input, window, steps, padding, name=scope,
+                           data_format=data_format or "NHWC")
+        if data_format not in (None, "NWC", "NCW"):
+            raise ValueError("data_format must be either 'NWC' or 'NCW'. Received: "
+                             "data_format=%s" % data_format)
+        spatial_dim = 2 if channels_first else 1
+        result = pool_op(array_ops.expand_dims(input, spatial_dim), [1] + window, [1] + steps,
+                         padding, name=scope, data_format="NCHW" if channels_first else "NHWC")
+        return array_ops.squeeze(result, [spatial_dim])
+
+
+# --- depthwise convolution: the bare ops --------------------------------------------------------
+
+def _depthwise_attrs(strides, padding, data_format, dilations):
+    return dict(strides=strides, padding=padding, data_format=data_format, dilations=dilations)
+
+
+def depthwise_conv2d_native(input, filter, strides, padding, data_format="NHWC",  # noqa: A002
+                            dilations=[1, 1, 1, 1], name=None):  # noqa: B006 - TF's default
+    """Each input channel convolved with its own `channel_multiplier` filters.
+
+    `filter` is [height, width, in_channels, channel_multiplier]; the output
+    has in_channels * channel_multiplier channels, channel c's filters at
+    c * channel_multiplier + m.
+    """
+    return apply_op("DepthwiseConv2dNative", name=name, input=input, filter=filter,
+                    **_depthwise_attrs(strides, padding, data_format, dilations))
+
+
+def depthwise_conv2d_native_backprop_input(input_sizes, filter, out_backprop,  # noqa: A002
+                                           strides, padding, data_format="NHWC",
+                                           dilations=[1, 1, 1, 1], name=None):  # noqa: B006
+    """The gradient of depthwise_conv2d_native with respect to its input."""
+    return apply_op("DepthwiseConv2dNativeBackpropInput", name=name, input_sizes=input_sizes,
+                    filter=filter, out_backprop=out_backprop,
+                    **_depthwise_attrs(strides, padding, data_format, dilations))
+
+
+def depthwise_conv2d_native_backprop_filter(input, filter_sizes, out_backprop,  # noqa: A002
+                                            strides, padding, data_format="NHWC",
+                                            dilations=[1, 1, 1, 1], name=None):  # noqa: B006
+    """The gradient of depthwise_conv2d_native with respect to its filter."""
+    return apply_op("DepthwiseConv2dNativeBackpropFilter", name=name, input=input,
+                    filter_sizes=filter_sizes, out_backprop=out_backprop,
+                    **_depthwise_attrs(strides, padding, data_format, dilations))
+
+
+depthwise_conv2d_backprop_input = depthwise_conv2d_native_backprop_input
+depthwise_conv2d_backprop_filter = depthwise_conv2d_native_backprop_filter
+
+
+# --- top_k and in_top_k ----------------------------------------------------------------------
+
+TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
+
+
+def top_k(input, k=1, sorted=True, name=None):  # noqa: A002 - TF's argument names
+    """The `k` largest entries of each row (the last dimension) and their indices.
+
+    Largest first; equal values keep their order (the lower index first).
+    Returns a named pair (values, indices).
+    """
+    values, indices = apply_op("TopKV2", name=name, input=input, k=k, sorted=sorted)
+    return TopKV2(values, indices)
+
+
+def in_top_k(predictions, targets, k, name=None):
+    """Whether each row's target class is among the row's `k` largest predictions.
+
+    Ties count in the target's favour: it is in the top k when fewer than k
+    predictions are strictly larger. A target out of range gives False.
+    """
+    with ops.name_scope(name, "in_top_k"):
+        return apply_op("InTopKV2", name=name, predictions=predictions, targets=targets, k=k)
+
+
+def _approx_top_k(operand, k, reduction_dimension, is_max_k, name):
+    """The exact top k along `reduction_dimension`: an approximation with a recall of 1."""
+    with ops.name_scope(name, "ApproxTopK", [operand]):
+        operand = convert_to_tensor(operand, name="operand")
+        rank = operand.shape.ndims
+        if rank is None:
+            raise ValueError("approx_max_k and approx_min_k need an operand of known rank")
+        axis = reduction_dimension % rank
+        permutation = list(range(rank))
+        permutation[axis], permutation[-1] = permutation[-1], permutation[axis]
+        moved = operand if axis == rank - 1 else array_ops.transpose(operand, permutation)
+        values, indices = top_k(moved if is_max_k else -moved, k)
+        if not is_max_k:
+            values = -values
+        if axis != rank - 1:
+            values = array_ops.transpose(values, permutation)
+            indices = array_ops.transpose(indices, permutation)
+        return values, indices
+
+
+def approx_max_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The `k` largest values along `reduction_dimension`, and their indices.
+
+    TensorFlow's TPU kernel may miss some (it promises `recall_target`);
+    minitf computes the exact top k, which keeps every promise.
+    """
+    return _approx_top_k(operand, k, reduction_dimension, True, name)
+
+
+def approx_min_k(operand, k, reduction_dimension=-1, recall_target=0.95,
+                 reduction_input_size_override=-1, aggregate_to_topk=True, name=None):
+    """The `k` smallest values along `reduction_dimension`, and their indices (exactly)."""
+    return _approx_top_k(operand, k, reduction_dimension, False, name)
+
+
+# --- local response normalization -------------------------------------------------------------
+
+def local_response_normalization(input, depth_radius=5, bias=1.0, alpha=1.0,  # noqa: A002
+                                 beta=0.5, name=None):
+    """Each depth of a 4-D `input` divided by (bias + alpha * sqr_sum) ** beta, where sqr_sum
+    sums the squares of the 2 * depth_radius + 1 depths around it."""
+    return apply_op("LRN", name=name, input=input, depth_radius=depth_radius, bias=bias,
+                    alpha=alpha, beta=beta)
+
+
+lrn = local_response_normalization
+
+
+def lrn_grad(input_grads, input_image, output_image, depth_radius=5, bias=1.0, alpha=1.0,
+             beta=0.5, name=None):
+    """The gradient of LRN with respect to its input."""
+    return apply_op("LRNGrad", name=name, input_grads=input_grads, input_image=input_image,
+                    output_image=output_image, depth_radius=depth_radius, bias=bias,
+                    alpha=alpha, beta=beta)

@@ -32,6 +32,11 @@ _TF_LEAVES_WITHOUT_GRADIENT = {
     "Unique", "UniqueWithCounts", "ListDiff", "LowerBound", "UpperBound", "BroadcastArgs",
     "ParallelConcat", "UnravelIndex", "Bitcast", "GuaranteeConst", "Fingerprint",
     "ScatterMax", "ScatterMin", "RandomPoissonV2",
+    "SoftsignGrad", "InTopKV2", "LRNGrad", "MaxPoolGradWithArgmax",
+    "Dilation2DBackpropInput", "Dilation2DBackpropFilter",
+    # The samplers' outputs go through stop_gradient in the sampled losses.
+    "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+    "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.

@@ -27,10 +27,10 @@ from minitf.ops import nn_ops
 class Case:
     """One numeric check: `build(*inputs)` differentiated w.r.t. every input, at `values`."""
 
-    def __init__(self, label, build, *values, tolerance=1e-7, delta=1e-4):
+    def __init__(self, label, build, *values, tolerance=1e-7, delta=1e-4, dtype=np.float64):
         self.label = label
         self.build = build
-        self.values = [np.asarray(v, dtype=np.float64) for v in values]
+        self.values = [np.asarray(v, dtype=dtype) for v in values]
         self.tolerance = tolerance
         self.delta = delta
 
@@ -153,6 +153,54 @@ def conv2d_backprop_filter_cases():
             uniform([1, 3, 3, 2]), uniform([2, 2, 2, 1], seed=1))]
 
 
+DEPTHWISE_CASES = [
+    # (label, input shape, filter shape, strides, padding, dilations)
+    ("same", [1, 4, 4, 2], [3, 3, 2, 2], [1, 1, 1, 1], "SAME", [1, 1, 1, 1]),
+    ("valid_stride2", [2, 5, 4, 3], [2, 2, 3, 1], [1, 2, 2, 1], "VALID", [1, 1, 1, 1]),
+    ("dilated", [1, 5, 5, 1], [2, 2, 1, 3], [1, 1, 1, 1], "VALID", [1, 2, 2, 1]),
+]
+
+
+def _depthwise_output_shape(x_shape, w_shape, strides, padding, dilations):
+    with tf.Graph().as_default():
+        return tf.nn.depthwise_conv2d_native(
+            tf.placeholder(tf.float64, x_shape), tf.placeholder(tf.float64, w_shape), strides,
+            padding, dilations=dilations).shape.as_list()
+
+
+def depthwise_cases():
+    def case(label, x_shape, w_shape, strides, padding, dilations):
+        return Case(label, lambda x, w: tf.nn.depthwise_conv2d_native(
+            x, w, strides, padding, dilations=dilations), uniform(x_shape),
+            uniform(w_shape, seed=1))
+    return [case(*c) for c in DEPTHWISE_CASES] + [
+        Case("separable", lambda x, w, p: tf.nn.separable_conv2d(x, w, p, [1, 1, 1, 1], "SAME"),
+             uniform([1, 3, 3, 2]), uniform([2, 2, 2, 2], seed=1), uniform([1, 1, 4, 3], seed=2))]
+
+
+def depthwise_backprop_input_cases():
+    def case(label, x_shape, w_shape, strides, padding, dilations):
+        def build(w, dy):
+            return tf.nn.depthwise_conv2d_native_backprop_input(x_shape, w, dy, strides, padding,
+                                                                dilations=dilations)
+        dy_shape = _depthwise_output_shape(x_shape, w_shape, strides, padding, dilations)
+        return Case(label, build, uniform(w_shape, seed=1), uniform(dy_shape, seed=2))
+    return [case(*c) for c in DEPTHWISE_CASES]
+
+
+def depthwise_backprop_filter_cases():
+    def case(label, x_shape, w_shape, strides, padding, dilations):
+        def build(x, dy):
+            return tf.nn.depthwise_conv2d_native_backprop_filter(x, w_shape, dy, strides,
+                                                                 padding, dilations=dilations)
+        dy_shape = _depthwise_output_shape(x_shape, w_shape, strides, padding, dilations)
+        return Case(label, build, uniform(x_shape), uniform(dy_shape, seed=2))
+    return [case(*c) for c in DEPTHWISE_CASES] + [
+        Case("second_derivative", lambda x, w: tf.gradients(
+            tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "SAME") ** 2, w)[0],
+            uniform([1, 3, 3, 2]), uniform([2, 2, 2, 1], seed=1))]
+
+
 POOL_CASES = [
     # (label, input shape, ksize, strides, padding)
     ("valid_2x2", [1, 4, 4, 2], 2, 2, "VALID"),
@@ -244,9 +292,68 @@ def bias_add_grad_cases():
     ]
 
 
+def top_k_cases():
+    return [Case("vector", lambda x: tf.nn.top_k(x, 3).values, distinct([6])),
+            Case("matrix", lambda x: tf.nn.top_k(x, 2).values * 2.0, distinct([3, 4])),
+            Case("rank3", lambda x: tf.nn.top_k(x, 1).values, distinct([2, 2, 3]))]
+
+
+# LRN and the fused batch norm ops take float16 and float32 only: their checks
+# run in float32, with a tolerance to match.
+FLOAT32 = dict(dtype=np.float32, tolerance=1e-3, delta=1e-2)
+
+
+def lrn_cases():
+    return [Case("defaults", tf.nn.lrn, uniform([1, 2, 2, 5]), **FLOAT32),
+            Case("radius1", lambda x: tf.nn.lrn(x, 1, bias=2.0, alpha=0.5, beta=0.75),
+                 uniform([2, 2, 1, 4]), **FLOAT32)]
+
+
+def _fused_batch_norm(data_format="NHWC", is_training=True):
+    """A fused batch norm of (x, scale, offset); in inference, of fixed statistics (which,
+    as in TensorFlow, get no gradient)."""
+    def build(x, scale, offset):
+        mean, variance = (None, None) if is_training else (
+            tf.constant(uniform([3], seed=3), x.dtype), tf.constant(uniform([3], 0.5, 1, 4),
+                                                                    x.dtype))
+        y, _, _ = tf.nn.fused_batch_norm(x, scale, offset, mean, variance,
+                                         data_format=data_format, is_training=is_training)
+        return y * tf.constant(uniform(x.shape.as_list(), seed=9), x.dtype)
+    return build
+
+
+def fused_batch_norm_cases():
+    scale, offset = uniform([3], 0.5, 1.5, seed=1), uniform([3], seed=2)
+    return [Case("training", _fused_batch_norm(), uniform([2, 2, 2, 3]), scale, offset,
+                 **FLOAT32),
+            Case("training_nchw", _fused_batch_norm("NCHW"), uniform([2, 3, 2, 2]), scale,
+                 offset, **FLOAT32),
+            Case("inference", _fused_batch_norm(is_training=False), uniform([2, 2, 2, 3]),
+                 scale, offset, **FLOAT32)]
+
+
+def fused_batch_norm_grad_cases():
+    def second(is_training):
+        forward = _fused_batch_norm(is_training=is_training)
+
+        def build(x, scale):
+            y = forward(x, scale, tf.zeros([3]))
+            return tf.gradients(tf.reduce_sum(y * y), [x, scale])[0]
+        return build
+    return [Case("training", second(True), uniform([2, 2, 2, 3]), uniform([3], 0.5, 1.5),
+                 dtype=np.float32, tolerance=5e-3, delta=1e-2),
+            Case("inference", second(False), uniform([2, 2, 2, 3]), uniform([3], 0.5, 1.5),
+                 **FLOAT32)]
+
+
 def _elu_outputs(shape, seed):
     """Values Elu can output (> -1), away from its kink at 0."""
     return away_from([0.0], shape, -0.9, 2.0, seed)
+
+
+def _selu_outputs(shape, seed):
+    """Values Selu can output (> -scale * alpha, about -1.76), away from its kink at 0."""
+    return away_from([0.0], shape, -1.5, 2.0, seed)
 
 
 GRADIENT_CASES = {
@@ -265,6 +372,19 @@ GRADIENT_CASES = {
     "SoftplusGrad": grad_op_cases(nn_ops.softplus_grad,
                                   lambda shape, seed: uniform(shape, -3, 3, seed)) + [
         Case("second_derivative", first_gradient(tf.nn.softplus), uniform([2, 3], -3, 3))],
+    "Selu": activation_cases(tf.nn.selu, [0.0]),
+    "SeluGrad": grad_op_cases(nn_ops.selu_grad, _selu_outputs) + [
+        Case("second_derivative", first_gradient(tf.nn.selu), away_from([0.0], [2, 3], -2, 2))],
+    "LeakyRelu": activation_cases(lambda x: tf.nn.leaky_relu(x, alpha=0.1), [0.0]),
+    "LeakyReluGrad": grad_op_cases(lambda g, x: nn_ops.leaky_relu_grad(g, x, alpha=0.3),
+                                   lambda shape, seed: away_from([0.0], shape, -2, 2, seed)) + [
+        Case("second_derivative", first_gradient(lambda x: tf.nn.leaky_relu(x) * x),
+             away_from([0.0], [2, 3], -2, 2))],
+    "Softsign": activation_cases(tf.nn.softsign, []),
+    "TopKV2": top_k_cases(),
+    "LRN": lrn_cases(),
+    "FusedBatchNormV3": fused_batch_norm_cases(),
+    "FusedBatchNormGradV3": fused_batch_norm_grad_cases(),
     "Softmax": softmax_cases(tf.nn.softmax),
     "LogSoftmax": softmax_cases(tf.nn.log_softmax),
     "BiasAdd": bias_add_cases(),
@@ -277,6 +397,25 @@ GRADIENT_CASES = {
     "Conv2D": conv2d_cases(),
     "Conv2DBackpropInput": conv2d_backprop_input_cases(),
     "Conv2DBackpropFilter": conv2d_backprop_filter_cases(),
+    "DepthwiseConv2dNative": depthwise_cases(),
+    # Sums of input and filter values: a continuous filter keeps them free of ties.
+    "Dilation2D": [
+        Case("valid", lambda x, f: tf.nn.dilation2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "VALID"),
+             distinct([1, 4, 4, 2]), uniform([2, 2, 2], seed=5)),
+        Case("same_strided_rates", lambda x, f: tf.nn.dilation2d(x, f, [1, 2, 1, 1],
+                                                                 [1, 1, 2, 1], "SAME"),
+             distinct([1, 5, 4, 1]), uniform([2, 2, 1], seed=6)),
+        Case("erosion", lambda x, f: tf.nn.erosion2d(x, f, [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+             distinct([1, 3, 3, 2]), uniform([2, 2, 2], seed=5))],
+    "MaxPoolWithArgmax": [
+        Case("same", lambda x: tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1],
+                                                           "SAME").output,
+             distinct([1, 3, 4, 2])),
+        Case("valid_batch_index", lambda x: tf.nn.max_pool_with_argmax(
+            x, [1, 2, 3, 1], [1, 1, 1, 1], "VALID", include_batch_in_index=True)[0],
+            distinct([2, 3, 3, 1]))],
+    "DepthwiseConv2dNativeBackpropInput": depthwise_backprop_input_cases(),
+    "DepthwiseConv2dNativeBackpropFilter": depthwise_backprop_filter_cases(),
     "MaxPool": pool_cases(tf.nn.max_pool),
     "MaxPoolGrad": max_pool_grad_cases(nn_ops.max_pool_grad),
     "MaxPoolGradGrad": max_pool_grad_cases(nn_ops.max_pool_grad_grad),

@@ -319,6 +319,71 @@ def pooling(other):
                           grad=tf.constant(IMAGES * 2.0), **pool)])
 
 
+@case("Selu", "LeakyRelu", "Softsign", "SeluGrad", "LeakyReluGrad", "SoftsignGrad")
+def more_activations(other):
+    a, g = tf.constant(MATRIX), tf.constant(POSITIVE)
+    return Case([tf.nn.selu(a), tf.nn.leaky_relu(a, 0.1), tf.nn.softsign(a),
+                 apply_op("SeluGrad", gradients=g, outputs=tf.nn.selu(a)),
+                 apply_op("LeakyReluGrad", gradients=g, features=a, alpha=0.3),
+                 apply_op("SoftsignGrad", gradients=g, features=a)])
+
+
+@case("DepthwiseConv2dNative", "DepthwiseConv2dNativeBackpropInput",
+      "DepthwiseConv2dNativeBackpropFilter")
+def depthwise(other):
+    images, filters = tf.constant(IMAGES), tf.constant(IMAGES[0, :2, :2, :, None])
+    y = tf.nn.depthwise_conv2d(images, filters, [1, 1, 1, 1], "SAME")
+    return Case([y, *tf.gradients(y, [images, filters], grad_ys=tf.ones_like(y) * 2.0)])
+
+
+@case("UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
+      "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits")
+def candidate_samplers(other):
+    # Op-level seeds, as for the random ops: the same draws on both devices.
+    labels = tf.constant([[1, 4], [0, 2]], tf.int64)
+    sampled = tf.nn.uniform_candidate_sampler(labels, 2, 3, True, 6, seed=1)
+    return Case([*sampled, *tf.nn.log_uniform_candidate_sampler(labels, 2, 4, False, 9, seed=2),
+                 *tf.nn.learned_unigram_candidate_sampler(labels, 2, 3, True, 5, seed=3),
+                 *tf.nn.fixed_unigram_candidate_sampler(labels, 2, 3, False, 5,
+                                                        unigrams=[1.0, 2, 3, 4, 5], seed=4),
+                 *tf.nn.all_candidate_sampler(labels, 2, 5, True),
+                 *tf.nn.compute_accidental_hits(labels, sampled[0], 2)])
+
+
+@case("Dilation2D", "Dilation2DBackpropInput", "Dilation2DBackpropFilter")
+def dilation(other):
+    images, kernel = tf.constant(IMAGES), tf.constant(IMAGES[0, :2, :3])
+    dilated = tf.nn.dilation2d(images, kernel, [1, 1, 1, 1], [1, 1, 2, 1], "SAME")
+    return Case([dilated, *tf.gradients(dilated, [images, kernel], grad_ys=dilated)])
+
+
+@case("MaxPoolWithArgmax", "MaxPoolGradWithArgmax")
+def max_pool_with_argmax(other):
+    images = tf.constant(IMAGES)
+    output, argmax = tf.nn.max_pool_with_argmax(images, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    return Case([output, argmax, tf.gradients(output, images, grad_ys=output)[0]])
+
+
+@case("TopKV2", "InTopKV2")
+def top_k(other):
+    a = tf.constant(MATRIX)
+    return Case([*tf.nn.top_k(a, 2), tf.nn.in_top_k(a, [0, 3, 1], 2)])
+
+
+@case("LRN", "LRNGrad", "FusedBatchNormV3", "FusedBatchNormGradV3")
+def normalization(other):
+    images = tf.constant(IMAGES)
+    normalized = tf.nn.lrn(images, 1, alpha=0.5)
+    y, mean, variance = tf.nn.fused_batch_norm(images, tf.constant(f32(1, 2, 3)),
+                                               tf.constant(f32(0, 1, 0)))
+    inference = tf.nn.fused_batch_norm(images, tf.constant(f32(1, 2, 3)),
+                                       tf.constant(f32(0, 1, 0)), mean, variance,
+                                       is_training=False)
+    return Case([normalized, tf.gradients(normalized, images, grad_ys=images)[0], y, mean,
+                 variance, inference[0],
+                 *tf.gradients(y * images, [images], colocate_gradients_with_ops=True)])
+
+
 @case("BroadcastGradientArgs", "StopGradient", "IdentityN")
 def gradient_helpers(other):
     r0, r1 = apply_op("BroadcastGradientArgs", s0=[3, 1, 4], s1=[1, 5, 4])

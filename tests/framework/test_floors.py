@@ -36,7 +36,7 @@ FLOORS = {
     "distributed": 4,
     "ops": 5, "autodiff": 5,
     "train": 6, "saver": 6, "layers": 6, "feature_column": 6, "data": 6, "summary": 6,
-    "profiler": 6, "metrics": 6,
+    "profiler": 6, "metrics": 6, "losses": 6,
     "": 7, "__main__": 7, "tour": 7, "visualize": 7, "test": 7, "math": 7, "nn": 7,
     "compat": 7, "config": 7, "io": 7, "queue": 7, "dtypes": 7, "random": 7,
     "initializers": 7, "debugging": 7, "strings": 7, "manip": 7,

@@ -31,6 +31,13 @@ register_op("Elu").input("features: T").output("activations: T").attr(
     "T: %s" % _FLOATS).set_shape_fn(common_shapes.unchanged_shape)
 register_op("Softplus").input("features: T").output("activations: T").attr(
     "T: %s" % _FLOATS).set_shape_fn(common_shapes.unchanged_shape)
+register_op("Selu").input("features: T").output("activations: T").attr(
+    "T: %s" % _FLOATS).set_shape_fn(common_shapes.unchanged_shape)
+register_op("LeakyRelu").input("features: T").output("activations: T").attr(
+    "alpha: float = 0.2").attr("T: %s = float32" % _FLOATS).set_shape_fn(
+    common_shapes.unchanged_shape)
+register_op("Softsign").input("features: T").output("activations: T").attr(
+    "T: %s" % _FLOATS).set_shape_fn(common_shapes.unchanged_shape)
 
 
 def _softmax_shape(op):
@@ -105,6 +112,13 @@ register_op("Relu6Grad").input("gradients: T").input("features: T").output(
 register_op("EluGrad").input("gradients: T").input("outputs: T").output("backprops: T").attr(
     "T: %s" % _FLOATS).set_shape_fn(common_shapes.merged_input_shapes)
 register_op("SoftplusGrad").input("gradients: T").input("features: T").output(
+    "backprops: T").attr("T: %s" % _FLOATS).set_shape_fn(common_shapes.merged_input_shapes)
+register_op("SeluGrad").input("gradients: T").input("outputs: T").output("backprops: T").attr(
+    "T: %s" % _FLOATS).set_shape_fn(common_shapes.merged_input_shapes)
+register_op("LeakyReluGrad").input("gradients: T").input("features: T").output(
+    "backprops: T").attr("alpha: float = 0.2").attr("T: %s = float32" % _FLOATS).set_shape_fn(
+    common_shapes.merged_input_shapes)
+register_op("SoftsignGrad").input("gradients: T").input("features: T").output(
     "backprops: T").attr("T: %s" % _FLOATS).set_shape_fn(common_shapes.merged_input_shapes)
 
 
@@ -216,23 +230,32 @@ def _explicit_spatial_pads(op):
     return pairs[height_axis], pairs[width_axis]
 
 
-def _conv2d_shape(op):
-    """[batch, out_height, out_width, out_channels]; the channels of input and filter agree."""
+def _conv_output_shape(op, pads, out_channels):
+    """[batch, out_height, out_width, channels] of a convolution `op` of input and filter.
+
+    The channels of input and filter agree; `out_channels(in_channels,
+    filter's last dimension)` gives the output's.
+    """
     data_format = op.get_attr("data_format")
     input_shape = with_rank(op.inputs[0].shape, 4)
     filter_shape = with_rank(op.inputs[1].shape, 4)
     strides = _spatial_attr(op, "strides", "stride")
     dilations = _spatial_attr(op, "dilations", "dilation")
-    pads = _explicit_spatial_pads(op)
     padding = op.get_attr("padding")
     batch, height, width, in_channels = _as_nhwc_dims(input_shape, data_format)
-    filter_height, filter_width, filter_in_channels, out_channels = filter_shape.as_list()
-    merge_dims(in_channels, filter_in_channels)
+    filter_height, filter_width, filter_in_channels, filter_out = filter_shape.as_list()
+    in_channels = merge_dims(in_channels, filter_in_channels)
     out_height = _windowed_output_size(height, filter_height, strides[0], dilations[0],
                                        padding, pads[0])
     out_width = _windowed_output_size(width, filter_width, strides[1], dilations[1],
                                       padding, pads[1])
-    return [_shape_in_format(batch, out_height, out_width, out_channels, data_format)]
+    return [_shape_in_format(batch, out_height, out_width,
+                             out_channels(in_channels, filter_out), data_format)]
+
+
+def _conv2d_shape(op):
+    """The filter's last dimension is the number of output channels."""
+    return _conv_output_shape(op, _explicit_spatial_pads(op), lambda _, filter_out: filter_out)
 
 
 def _conv2d_backprop_input_shape(op):
@@ -334,3 +357,239 @@ _register_pool_op("MaxPoolGradGrad", ["orig_input: T", "orig_output: T", "grad: 
 _register_pool_op("AvgPool", ["value: T"], _FLOATS, _pool_shape)
 _register_pool_op("AvgPoolGrad", ["orig_input_shape: int32", "grad: T"], _FLOATS,
                   _avg_pool_grad_shape)
+
+
+
+def _register_with_attrs(op_type, inputs, outputs, attrs, shape_fn):
+    builder = register_op(op_type)
+    for spec in inputs:
+        builder.input(spec)
+    for spec in outputs:
+        builder.output(spec)
+    for spec in attrs:
+        builder.attr(spec)
+    builder.set_shape_fn(shape_fn)
+
+
+
+def _max_pool_with_argmax_shape(op):
+    """The pooled shape, twice (the maxima and where they were); NHWC only."""
+    input_shape = with_rank(op.inputs[0].shape, 4)
+    ksize, strides = op.get_attr("ksize"), op.get_attr("strides")
+    if len(ksize) != 4 or len(strides) != 4 or ksize[0] != 1 or ksize[3] != 1 \
+            or strides[0] != 1 or strides[3] != 1:
+        raise ValueError(_NON_SPATIAL_MESSAGES["ksize"])
+    batch, height, width, channels = input_shape.as_list()
+    padding = op.get_attr("padding")
+    output = tensor_shape.TensorShape([
+        batch, _windowed_output_size(height, ksize[1], strides[1], 1, padding),
+        _windowed_output_size(width, ksize[2], strides[2], 1, padding), channels])
+    return [output, output]
+
+
+def _max_pool_grad_with_argmax_shape(op):
+    _max_pool_with_argmax_shape(op)
+    return [op.inputs[0].shape]
+
+
+_ARGMAX_POOL_ATTRS = ("ksize: list(int) >= 4", "strides: list(int) >= 4",
+                      "Targmax: {int32, int64} = int64", _PADDING,
+                      "include_batch_in_index: bool = false", "T: %s" % _REAL_NUMBERS)
+_register_with_attrs("MaxPoolWithArgmax", ["input: T"], ["output: T", "argmax: Targmax"],
+                     _ARGMAX_POOL_ATTRS, _max_pool_with_argmax_shape)
+_register_with_attrs("MaxPoolGradWithArgmax", ["input: T", "grad: T", "argmax: Targmax"],
+                     ["output: T"], _ARGMAX_POOL_ATTRS, _max_pool_grad_with_argmax_shape)
+
+
+
+# --- morphological dilation -----------------------------------------------------------------
+
+
+def _dilation2d_shape(op):
+    """[batch, out_height, out_width, depth]; the filter is [height, width, depth]."""
+    input_shape = with_rank(op.inputs[0].shape, 4)
+    filter_shape = with_rank(op.inputs[1].shape, 3)
+    strides, rates = op.get_attr("strides"), op.get_attr("rates")
+    if len(strides) != 4 or len(rates) != 4:
+        raise ValueError("Dilation2D requires the strides and rates attributes to contain 4 "
+                         "values")
+    if strides[0] != 1 or strides[3] != 1 or rates[0] != 1 or rates[3] != 1:
+        raise ValueError("Dilation2D supports strides and rates only in the spatial "
+                         "dimensions")
+    batch, height, width, depth = input_shape.as_list()
+    filter_height, filter_width, filter_depth = filter_shape.as_list()
+    depth = merge_dims(depth, filter_depth)
+    padding = op.get_attr("padding")
+    return [tensor_shape.TensorShape([
+        batch, _windowed_output_size(height, filter_height, strides[1], rates[1], padding),
+        _windowed_output_size(width, filter_width, strides[2], rates[2], padding), depth])]
+
+
+def _dilation2d_backprop_shape(output_index):
+    def shape_fn(op):
+        _dilation2d_shape(op)
+        return [op.inputs[output_index].shape]
+    return shape_fn
+
+
+_DILATION_ATTRS = ("T: %s" % _REAL_NUMBERS, "strides: list(int) >= 4", "rates: list(int) >= 4",
+                   _PADDING)
+_register_with_attrs("Dilation2D", ["input: T", "filter: T"], ["output: T"], _DILATION_ATTRS,
+                     _dilation2d_shape)
+_register_with_attrs("Dilation2DBackpropInput", ["input: T", "filter: T", "out_backprop: T"],
+                     ["in_backprop: T"], _DILATION_ATTRS, _dilation2d_backprop_shape(0))
+_register_with_attrs("Dilation2DBackpropFilter", ["input: T", "filter: T", "out_backprop: T"],
+                     ["filter_backprop: T"], _DILATION_ATTRS, _dilation2d_backprop_shape(1))
+
+
+# --- depthwise convolution ----------------------------------------------------------------
+
+
+def _depthwise_channels(in_channels, multiplier):
+    if in_channels is None or multiplier is None:
+        return None
+    return in_channels * multiplier
+
+
+def _depthwise_conv2d_shape(op):
+    """in_channels * channel_multiplier output channels (the filter's last dimension)."""
+    return _conv_output_shape(op, ((0, 0), (0, 0)), _depthwise_channels)
+
+
+def _depthwise_backprop_shape(sizes_index):
+    """The shape function of a backward op: the shape its int32 input `sizes_index` holds."""
+    def shape_fn(op):
+        for index, tensor in enumerate(op.inputs):
+            if index != sizes_index:
+                with_rank(tensor.shape, 4)
+        _spatial_attr(op, "strides", "stride")
+        _spatial_attr(op, "dilations", "dilation")
+        return [with_rank(tensor_util.constant_value_as_shape(op.inputs[sizes_index]), 4)]
+    return shape_fn
+
+
+# TF 1.15's depthwise ops take no explicit padding.
+for _op_type, _inputs, _shape_fn in [
+        ("DepthwiseConv2dNative", ["input: T", "filter: T"], _depthwise_conv2d_shape),
+        ("DepthwiseConv2dNativeBackpropInput",
+         ["input_sizes: int32", "filter: T", "out_backprop: T"], _depthwise_backprop_shape(0)),
+        ("DepthwiseConv2dNativeBackpropFilter",
+         ["input: T", "filter_sizes: int32", "out_backprop: T"], _depthwise_backprop_shape(1))]:
+    _register_with_attrs(_op_type, _inputs, ["output: T"],
+                         ("T: %s" % _FLOATS, "strides: list(int)", _PADDING, _DATA_FORMAT,
+                          "dilations: list(int) = [1, 1, 1, 1]"), _shape_fn)
+
+
+# --- top_k and in_top_k ------------------------------------------------------------------
+
+
+def _top_k_shape(op):
+    """values and indices: the input's shape with the last dimension k."""
+    input_shape = with_rank_at_least(op.inputs[0].shape, 1)
+    with_rank(op.inputs[1].shape, 0)
+    k = common_shapes.constant_int(op.inputs[1])
+    if k is not None and k < 0:
+        raise ValueError("Dimension size, given by scalar input 1, must be non-negative but "
+                         "is %d" % k)
+    if input_shape.ndims is None:
+        return [tensor_shape.unknown_shape(), tensor_shape.unknown_shape()]
+    last = input_shape[-1]
+    if k is not None and last is not None and last < k:
+        raise ValueError("input must have last dimension >= k = %d but is %d" % (k, last))
+    output = tensor_shape.TensorShape(input_shape.as_list()[:-1] + [k])
+    return [output, output]
+
+
+register_op("TopKV2").input("input: T").input("k: int32").output("values: T").output(
+    "indices: int32").attr("sorted: bool = true").attr("T: %s" % _REAL_NUMBERS).set_shape_fn(
+    _top_k_shape)
+
+
+def _in_top_k_shape(op):
+    """A bool per row of `predictions` ([batch, classes]); `targets` is [batch], k a scalar."""
+    predictions = with_rank(op.inputs[0].shape, 2)
+    targets = with_rank(op.inputs[1].shape, 1)
+    with_rank(op.inputs[2].shape, 0)
+    return [tensor_shape.TensorShape([merge_dims(predictions[0], targets[0])])]
+
+
+register_op("InTopKV2").input("predictions: float32").input("targets: T").input("k: T").output(
+    "precision: bool").attr("T: {int32, int64} = int32").set_shape_fn(_in_top_k_shape)
+
+
+# --- local response normalization and fused batch normalization ---------------------------
+
+_LRN_ATTRS = ("depth_radius: int = 5", "bias: float = 1.0", "alpha: float = 1.0",
+              "beta: float = 0.5", "T: {float16, float32} = float32")
+
+
+def _lrn_shape(op):
+    return [with_rank(op.inputs[0].shape, 4)]
+
+
+def _lrn_grad_shape(op):
+    shape = tensor_shape.unknown_shape(4)
+    for tensor in op.inputs:
+        shape = common_shapes.merge_shapes(shape, with_rank(tensor.shape, 4))
+    return [shape]
+
+
+_register_with_attrs("LRN", ["input: T"], ["output: T"], _LRN_ATTRS, _lrn_shape)
+_register_with_attrs("LRNGrad", ["input_grads: T", "input_image: T", "output_image: T"],
+                     ["output: T"], _LRN_ATTRS, _lrn_grad_shape)
+
+
+def _batch_norm_channel_axis(op, x_shape):
+    """The channel axis of `x` (rank 4 for NHWC/NCHW, 5 for NDHWC/NCDHW)."""
+    data_format = op.get_attr("data_format")
+    with_rank(x_shape, 5 if data_format in ("NDHWC", "NCDHW") else 4)
+    return 1 if data_format.startswith("NC") else -1
+
+
+def _fused_batch_norm_shape(op):
+    """y: x's shape; the five statistics: [channels] (the last reserve space: unknown).
+
+    scale and offset (and in inference mode mean and variance) are vectors as
+    long as the channel dimension.
+    """
+    x_shape = op.inputs[0].shape
+    axis = _batch_norm_channel_axis(op, x_shape)
+    x_shape = with_rank_at_least(x_shape, 4)
+    channels = x_shape[axis] if x_shape.ndims is not None else None
+    vectors = op.inputs[1:3] if op.get_attr("is_training") else op.inputs[1:5]
+    for vector in vectors:
+        channels = merge_dims(channels, with_rank(vector.shape, 1)[0])
+    y_shape = x_shape
+    if x_shape.ndims is not None:
+        dims = x_shape.as_list()
+        dims[axis] = channels
+        y_shape = tensor_shape.TensorShape(dims)
+    vector_shape = tensor_shape.TensorShape([channels])
+    return [y_shape] + [vector_shape] * 4 + [tensor_shape.unknown_shape()]
+
+
+def _fused_batch_norm_grad_shape(op):
+    """x_backprop: x's shape; scale and offset backprops: [channels]; the rest: [0]."""
+    y_backprop_shape = op.inputs[0].shape
+    axis = _batch_norm_channel_axis(op, y_backprop_shape)
+    x_shape = common_shapes.merge_shapes(y_backprop_shape, op.inputs[1].shape)
+    channels = x_shape[axis] if x_shape.ndims is not None else None
+    for vector in op.inputs[2:5]:
+        channels = merge_dims(channels, with_rank(vector.shape, 1)[0])
+    return [x_shape, tensor_shape.TensorShape([channels]), tensor_shape.TensorShape([channels]),
+            tensor_shape.TensorShape([0]), tensor_shape.TensorShape([0])]
+
+
+_BATCH_NORM_ATTRS = ("T: {float16, float32}", "U: {float32}", "epsilon: float = 0.0001",
+                     "data_format: {'NHWC', 'NCHW', 'NDHWC', 'NCDHW'} = 'NHWC'",
+                     "is_training: bool = true")
+
+_register_with_attrs(
+    "FusedBatchNormV3", ["x: T", "scale: U", "offset: U", "mean: U", "variance: U"],
+    ["y: T", "batch_mean: U", "batch_variance: U", "reserve_space_1: U", "reserve_space_2: U",
+     "reserve_space_3: U"], _BATCH_NORM_ATTRS, _fused_batch_norm_shape)
+_register_with_attrs(
+    "FusedBatchNormGradV3", ["y_backprop: T", "x: T", "scale: float32", "reserve_space_1: U",
+                             "reserve_space_2: U", "reserve_space_3: U"],
+    ["x_backprop: T", "scale_backprop: U", "offset_backprop: U", "reserve_space_4: U",
+     "reserve_space_5: U"], _BATCH_NORM_ATTRS, _fused_batch_norm_grad_shape)

@@ -23,6 +23,7 @@ Mirrors `tensorflow/core/kernels/relu_op.h`, `softplus_op.h`, `softmax_op_functo
 
 from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
 from minitf.framework.kernel_registry import register_kernel
+from minitf.kernels.kernel_util import host_array
 from minitf.kernels.kernel_util import invalid
 from minitf.kernels.kernel_util import max_identity
 from minitf.kernels.kernel_util import shape_text
@@ -51,6 +52,28 @@ def elu(ctx, features):
 def softplus(ctx, features):
     # logaddexp(x, 0) = log(exp(x) + exp(0)), computed without overflow.
     return ctx.xp.logaddexp(features, ctx.xp.zeros_like(features))
+
+
+# SELU's constants: with them, a layer keeps zero mean and unit variance (Klambauer et al.).
+_SELU_SCALE = 1.0507009873554804934193349852946
+_SELU_ALPHA = 1.6732632423543772848170429916717
+
+
+@register_kernel("Selu", ALL_DEVICE_TYPES)
+def selu(ctx, features):
+    xp = ctx.xp
+    negative = _SELU_SCALE * _SELU_ALPHA * xp.expm1(xp.minimum(features, 0))
+    return xp.where(features > 0, _SELU_SCALE * features, negative).astype(features.dtype)
+
+
+@register_kernel("LeakyRelu", ALL_DEVICE_TYPES)
+def leaky_relu(ctx, features, *, alpha):
+    return ctx.xp.where(features > 0, features, features * features.dtype.type(alpha))
+
+
+@register_kernel("Softsign", ALL_DEVICE_TYPES)
+def softsign(ctx, features):
+    return features / (1 + ctx.xp.abs(features))
 
 
 # --- softmax -------------------------------------------------------------------------
@@ -211,6 +234,27 @@ def softplus_grad(ctx, gradients, features):
     # sigmoid(x) = exp(-log(1 + exp(-x))): logaddexp keeps it finite for any x.
     sigmoid = xp.exp(-xp.logaddexp(xp.zeros_like(features), -features))
     return gradients * sigmoid
+
+
+@register_kernel("SeluGrad", ALL_DEVICE_TYPES)
+def selu_grad(ctx, gradients, outputs):
+    _check_same_shape(gradients, outputs, "outputs")
+    # For x <= 0, selu(x) = scale * alpha * (exp(x) - 1): its derivative is selu(x) + scale * alpha.
+    negative = gradients * (outputs + outputs.dtype.type(_SELU_SCALE * _SELU_ALPHA))
+    return ctx.xp.where(outputs > 0, gradients * gradients.dtype.type(_SELU_SCALE), negative)
+
+
+@register_kernel("LeakyReluGrad", ALL_DEVICE_TYPES)
+def leaky_relu_grad(ctx, gradients, features, *, alpha):
+    _check_same_shape(gradients, features, "features")
+    return ctx.xp.where(features > 0, gradients, gradients * gradients.dtype.type(alpha))
+
+
+@register_kernel("SoftsignGrad", ALL_DEVICE_TYPES)
+def softsign_grad(ctx, gradients, features):
+    _check_same_shape(gradients, features, "features")
+    denominator = 1 + ctx.xp.abs(features)
+    return gradients / (denominator * denominator)
 
 
 @register_kernel("BiasAddGrad", ALL_DEVICE_TYPES)
@@ -399,6 +443,27 @@ def _check_conv_operands(x_nhwc, filter_shape):
                       % (x_nhwc.shape[3], filter_shape[2]))
 
 
+def _backprop_input_operands(ctx, input_sizes, filter, out_backprop, data_format):  # noqa: A002
+    """The checked NHWC input shape and NHWC `out_backprop` of an input-gradient op."""
+    _check_rank_4("filter", filter)
+    _check_rank_4("out_backprop", out_backprop)
+    input_shape = _nhwc_shape(_host_shape(ctx, "input_sizes", input_sizes), data_format)
+    if input_shape[3] != filter.shape[2]:
+        raise invalid("input and filter must have the same depth: %d vs %d"
+                      % (input_shape[3], filter.shape[2]))
+    return input_shape, _to_nhwc(ctx.xp, out_backprop, data_format)
+
+
+def _backprop_filter_operands(ctx, input, filter_sizes, out_backprop, data_format):  # noqa: A002
+    """The NHWC input, checked filter shape and NHWC `out_backprop` of a filter-gradient op."""
+    _check_rank_4("input", input)
+    _check_rank_4("out_backprop", out_backprop)
+    filter_shape = _host_shape(ctx, "filter_sizes", filter_sizes)
+    x = _to_nhwc(ctx.xp, input, data_format)
+    _check_conv_operands(x, filter_shape)
+    return x, filter_shape, _to_nhwc(ctx.xp, out_backprop, data_format)
+
+
 @register_kernel("Conv2D", ALL_DEVICE_TYPES)
 def conv2d(ctx, input, filter, *, strides, padding, explicit_paddings,  # noqa: A002
            data_format, dilations):
@@ -422,13 +487,8 @@ def conv2d_backprop_input(ctx, input_sizes, filter, out_backprop, *, strides, pa
                           explicit_paddings, data_format, dilations):
     """Each output gradient times the filter gives its patch's gradient; col2im sums them."""
     xp = ctx.xp
-    _check_rank_4("filter", filter)
-    _check_rank_4("out_backprop", out_backprop)
-    input_shape = _nhwc_shape(_host_shape(ctx, "input_sizes", input_sizes), data_format)
-    if input_shape[3] != filter.shape[2]:
-        raise invalid("input and filter must have the same depth: %d vs %d"
-                      % (input_shape[3], filter.shape[2]))
-    grad = _to_nhwc(xp, out_backprop, data_format)
+    input_shape, grad = _backprop_input_operands(ctx, input_sizes, filter, out_backprop,
+                                                 data_format)
     windows = _Windows.for_conv(input_shape, filter.shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
     out_channels = filter.shape[3]
@@ -447,12 +507,8 @@ def conv2d_backprop_filter(ctx, input, filter_sizes, out_backprop, *, strides,  
                            padding, explicit_paddings, data_format, dilations):
     """The patches, transposed, times the output gradients: [taps*C_in, C_out]."""
     xp = ctx.xp
-    _check_rank_4("input", input)
-    _check_rank_4("out_backprop", out_backprop)
-    filter_shape = _host_shape(ctx, "filter_sizes", filter_sizes)
-    x = _to_nhwc(xp, input, data_format)
-    _check_conv_operands(x, filter_shape)
-    grad = _to_nhwc(xp, out_backprop, data_format)
+    x, filter_shape, grad = _backprop_filter_operands(ctx, input, filter_sizes, out_backprop,
+                                                      data_format)
     windows = _Windows.for_conv(x.shape, filter_shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
     out_channels = filter_shape[3]
@@ -517,6 +573,120 @@ def max_pool_grad_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, pa
     return _from_nhwc(xp, picked[:, :, :, 0, :], data_format)
 
 
+
+# --- max pooling that says where each maximum was ---------------------------------------------
+
+def _argmax_positions(xp, windows, winners, include_batch_in_index):
+    """The flat index in the (NHWC) input of each window's winning tap.
+
+    ((b * height + y) * width + x) * channels + c, without the b term unless
+    `include_batch_in_index`.
+    """
+    n, height, width, channels = windows.input_shape
+    out_h, out_w = windows.output_hw
+    (top, _), (left, _) = windows.pads
+    tap_row, tap_col = winners // windows.window[1], winners % windows.window[1]
+    rows = xp.arange(out_h).reshape(1, -1, 1, 1) * windows.strides[0] + tap_row - top
+    cols = xp.arange(out_w).reshape(1, 1, -1, 1) * windows.strides[1] + tap_col - left
+    index = (rows * width + cols) * channels + xp.arange(channels).reshape(1, 1, 1, -1)
+    if include_batch_in_index:
+        index = index + xp.arange(n).reshape(-1, 1, 1, 1) * (height * width * channels)
+    return index
+
+
+def _batch_offsets(xp, argmax, input_shape, include_batch_in_index):
+    """`argmax` as indices into the whole flattened input."""
+    if include_batch_in_index:
+        return argmax
+    per_example = input_shape[1] * input_shape[2] * input_shape[3]
+    return argmax + xp.arange(argmax.shape[0]).reshape(-1, 1, 1, 1) * per_example
+
+
+@register_kernel("MaxPoolWithArgmax", ALL_DEVICE_TYPES)
+def max_pool_with_argmax(ctx, input, *, ksize, strides, Targmax, padding,  # noqa: A002, N803
+                         include_batch_in_index):
+    """MaxPool (NHWC) and, for each maximum, its flat index in the input (the first, on ties)."""
+    xp = ctx.xp
+    _check_rank_4("input", input)
+    windows = _Windows.for_pool(input.shape, ksize, strides, padding, "NHWC")
+    patches = windows.extract_patches(xp, windows.pad(xp, input, max_identity(input.dtype)))
+    winners = xp.argmax(patches, axis=3)
+    argmax = _argmax_positions(xp, windows, winners, include_batch_in_index)
+    return xp.max(patches, axis=3), argmax.astype(Targmax.as_numpy_dtype)
+
+
+@register_kernel("MaxPoolGradWithArgmax", ALL_DEVICE_TYPES)
+def max_pool_grad_with_argmax(ctx, input, grad, argmax, *, ksize, strides, Targmax,  # noqa: A002
+                              padding, include_batch_in_index):
+    """Each window's gradient added at the input position `argmax` names."""
+    xp = ctx.xp
+    _check_rank_4("input", input)
+    windows = _Windows.for_pool(input.shape, ksize, strides, padding, "NHWC")
+    windows.check_output(grad, input.shape[3], "MaxPoolGradWithArgmax: grad")
+    if tuple(argmax.shape) != tuple(grad.shape):
+        raise invalid("argmax must have the shape of grad: %s vs %s"
+                      % (shape_text(argmax.shape), shape_text(grad.shape)))
+    flat = _batch_offsets(xp, argmax.astype(xp.int64), input.shape, include_batch_in_index)
+    if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= input.size):
+        raise invalid("Invalid argmax: an index is outside the input of %d elements"
+                      % input.size)
+    output = xp.zeros(input.size, dtype=grad.dtype)
+    xp.add.at(output, flat.reshape(-1), grad.reshape(-1))
+    return xp.reshape(output, input.shape)
+
+
+
+# --- morphological dilation: a max-plus "convolution" -------------------------------------------
+
+def _dilation_operands(xp, input, filter, strides, rates, padding):  # noqa: A002
+    """The windows, and each window's taps plus the filter: [N, out_h, out_w, taps, depth]."""
+    _check_rank_4("input", input)
+    if filter.ndim != 3 or filter.shape[2] != input.shape[3]:
+        raise invalid("filter must be 3-dimensional with the input's depth %d: %s"
+                      % (input.shape[3], shape_text(filter.shape)))
+    windows = _Windows.for_conv(input.shape, filter.shape, strides, rates, padding, [], "NHWC")
+    lowest = xp.asarray(-xp.inf if input.dtype.kind == "f" else max_identity(input.dtype),
+                        dtype=input.dtype)
+    patches = windows.extract_patches(xp, windows.pad(xp, input, lowest))
+    return windows, patches + xp.reshape(filter, (1, 1, 1, -1, filter.shape[2]))
+
+
+@register_kernel("Dilation2D", ALL_DEVICE_TYPES)
+def dilation2d(ctx, input, filter, *, strides, rates, padding):  # noqa: A002
+    """output[b, y, x, c] = max over taps (i, j) of input[b, y*s + i*r, x*s + j*r, c]
+    + filter[i, j, c] (padding never wins)."""
+    _, sums = _dilation_operands(ctx.xp, input, filter, strides, rates, padding)
+    return ctx.xp.max(sums, axis=3)
+
+
+def _dilation_winners(xp, windows, sums, out_backprop):
+    """[N, out_h, out_w, taps, depth]: `out_backprop` at each window's winning tap, else 0."""
+    windows.check_output(out_backprop, sums.shape[-1], "out_backprop")
+    winners = xp.argmax(sums, axis=3)
+    taps = xp.reshape(xp.arange(windows.num_taps), (1, 1, 1, -1, 1))
+    return xp.where(winners[:, :, :, None, :] == taps, out_backprop[:, :, :, None, :],
+                    xp.zeros((), dtype=out_backprop.dtype))
+
+
+@register_kernel("Dilation2DBackpropInput", ALL_DEVICE_TYPES)
+def dilation2d_backprop_input(ctx, input, filter, out_backprop, *, strides, rates,  # noqa: A002
+                              padding):
+    """Each output's gradient goes to the input pixel that won its max."""
+    xp = ctx.xp
+    windows, sums = _dilation_operands(xp, input, filter, strides, rates, padding)
+    return windows.scatter_patches(xp, _dilation_winners(xp, windows, sums, out_backprop))
+
+
+@register_kernel("Dilation2DBackpropFilter", ALL_DEVICE_TYPES)
+def dilation2d_backprop_filter(ctx, input, filter, out_backprop, *, strides,  # noqa: A002
+                               rates, padding):
+    """Each output's gradient goes to the filter tap that won its max."""
+    xp = ctx.xp
+    windows, sums = _dilation_operands(xp, input, filter, strides, rates, padding)
+    routed = _dilation_winners(xp, windows, sums, out_backprop)
+    return xp.reshape(xp.sum(routed, axis=(0, 1, 2)), filter.shape)
+
+
 def _window_sizes(xp, windows, dtype):
     """[1, out_h, out_w, 1]: how many real (not padding) input elements each window covers."""
     ones = xp.ones((1,) + windows.input_shape[1:3] + (1,), dtype=dtype)
@@ -548,6 +718,270 @@ def avg_pool_grad(ctx, orig_input_shape, grad, *, ksize, strides, padding, data_
     patches = xp.broadcast_to(shares[:, :, :, None, :],
                               shares.shape[:3] + (windows.num_taps, shares.shape[3]))
     return _from_nhwc(xp, windows.scatter_patches(xp, patches), data_format)
+
+
+# --- depthwise convolution: a filter (or `multiplier` of them) per input channel ---------------
+
+@register_kernel("DepthwiseConv2dNative", ALL_DEVICE_TYPES)
+def depthwise_conv2d_native(ctx, input, filter, *, strides, padding, data_format,  # noqa: A002
+                            dilations):
+    """out[n, i, j, c * M + m] = sum over taps t of patch[n, i, j, t, c] * filter[t, c, m].
+
+    Each input channel is convolved with its own M filters; the outputs lie
+    side by side, channel by channel.
+    """
+    xp = ctx.xp
+    _check_rank_4("input", input)
+    _check_rank_4("filter", filter)
+    x = _to_nhwc(xp, input, data_format)
+    _check_conv_operands(x, filter.shape)
+    windows = _Windows.for_conv(x.shape, filter.shape, strides, dilations, padding, [],
+                                data_format)
+    patches = windows.extract_patches(xp, windows.pad(xp, x, 0))
+    filter_taps = xp.reshape(filter, (windows.num_taps,) + tuple(filter.shape[2:]))
+    output = xp.einsum("nhwtc,tcm->nhwcm", patches, filter_taps)
+    channels = filter.shape[2] * filter.shape[3]
+    return _from_nhwc(xp, xp.reshape(output, windows.output_shape(channels)), data_format)
+
+
+def _depthwise_grad(xp, windows, grad, in_channels, multiplier, what):
+    """`grad` (NHWC, C * M channels) checked and split into [N, out_h, out_w, C, M]."""
+    windows.check_output(grad, in_channels * multiplier, what)
+    return xp.reshape(grad, tuple(grad.shape[:3]) + (in_channels, multiplier))
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropInput", ALL_DEVICE_TYPES)
+def depthwise_conv2d_native_backprop_input(ctx, input_sizes, filter, out_backprop, *, strides,
+                                           padding, data_format, dilations):
+    """Each output gradient times its channel's filters gives the patch gradients; col2im."""
+    xp = ctx.xp
+    input_shape, grad = _backprop_input_operands(ctx, input_sizes, filter, out_backprop,
+                                                 data_format)
+    windows = _Windows.for_conv(input_shape, filter.shape, strides, dilations, padding, [],
+                                data_format)
+    in_channels, multiplier = filter.shape[2], filter.shape[3]
+    grad = _depthwise_grad(xp, windows, grad, in_channels, multiplier,
+                           "DepthwiseConv2dNativeBackpropInput: out_backprop")
+    filter_taps = xp.reshape(filter, (windows.num_taps, in_channels, multiplier))
+    patch_grads = xp.einsum("nhwcm,tcm->nhwtc", grad, filter_taps)
+    return _from_nhwc(xp, windows.scatter_patches(xp, patch_grads), data_format)
+
+
+@register_kernel("DepthwiseConv2dNativeBackpropFilter", ALL_DEVICE_TYPES)
+def depthwise_conv2d_native_backprop_filter(ctx, input, filter_sizes,  # noqa: A002
+                                            out_backprop, *, strides, padding, data_format,
+                                            dilations):
+    """Each channel's patches times that channel's output gradients, summed over positions."""
+    xp = ctx.xp
+    x, filter_shape, grad = _backprop_filter_operands(ctx, input, filter_sizes, out_backprop,
+                                                      data_format)
+    windows = _Windows.for_conv(x.shape, filter_shape, strides, dilations, padding, [],
+                                data_format)
+    grad = _depthwise_grad(xp, windows, grad, filter_shape[2], filter_shape[3],
+                           "DepthwiseConv2dNativeBackpropFilter: out_backprop")
+    patches = windows.extract_patches(xp, windows.pad(xp, x, 0))
+    return xp.reshape(xp.einsum("nhwtc,nhwcm->tcm", patches, grad), filter_shape)
+
+
+# --- top_k and in_top_k ---------------------------------------------------------------------
+
+def _descending_order(xp, x):
+    """The indices sorting each row of `x` from the largest value down; ties keep index order.
+
+    A stable ascending sort of the reversed row, reversed back: equal values
+    then come lowest index first. NaN counts as the smallest value.
+    """
+    if x.dtype.kind == "f":
+        x = xp.where(xp.isnan(x), xp.asarray(-xp.inf, dtype=x.dtype), x)
+    n = x.shape[-1]
+    ascending_of_reversed = xp.argsort(x[..., ::-1], axis=-1, kind="stable")
+    return (n - 1) - ascending_of_reversed[..., ::-1]
+
+
+@register_kernel("TopKV2", ALL_DEVICE_TYPES)
+def top_k(ctx, input, k, *, sorted):  # noqa: A002 - TF's argument names
+    """The k largest entries of each row (last dimension), largest first, and their indices."""
+    xp = ctx.xp
+    k = int(host_array(ctx, k))
+    if k < 0:
+        raise invalid("Need k >= 0, got %d" % k)
+    if input.ndim < 1:
+        raise invalid("input must be >= 1-D, got shape %s" % shape_text(input.shape))
+    if input.shape[-1] < k:
+        raise invalid("input must have at least k columns. Had %d, needed %d"
+                      % (input.shape[-1], k))
+    indices = _descending_order(xp, input)[..., :k]
+    return xp.take_along_axis(input, indices, axis=-1), indices.astype(xp.int32)
+
+
+@register_kernel("InTopKV2", ALL_DEVICE_TYPES)
+def in_top_k(ctx, predictions, targets, k):
+    """Whether the target's prediction is among the k largest of its row.
+
+    It is when fewer than k predictions are strictly larger (ties count in the
+    target's favour); a target out of range, or a non-finite prediction in
+    the row, gives False.
+    """
+    xp = ctx.xp
+    if predictions.ndim != 2:
+        raise invalid("predictions must be 2-dimensional")
+    if targets.ndim != 1:
+        raise invalid("targets must be 1-dimensional")
+    if k.ndim != 0:
+        raise invalid("k must be 0 D")
+    batch, num_classes = predictions.shape
+    if targets.shape[0] != batch:
+        raise invalid("First dimension of predictions %d must match length of targets %d"
+                      % (batch, targets.shape[0]))
+    k = int(host_array(ctx, k))
+    in_range = (targets >= 0) & (targets < num_classes)
+    safe_targets = xp.where(in_range, targets, xp.zeros_like(targets)).astype(xp.int64)
+    target_values = xp.take_along_axis(predictions, safe_targets[:, None], axis=1)
+    larger = xp.sum(predictions > target_values, axis=1)
+    finite = xp.all(xp.isfinite(predictions), axis=1)
+    return in_range & finite & (larger < k)
+
+
+# --- local response normalization -------------------------------------------------------------
+
+def _depth_window_sums(xp, values, depth_radius):
+    """For each depth d, the sum of `values` over depths d - radius .. d + radius (clipped)."""
+    depth = values.shape[-1]
+    padded = xp.zeros(values.shape[:-1] + (depth + 2 * depth_radius,), dtype=values.dtype)
+    padded[..., depth_radius:depth_radius + depth] = values
+    sums = xp.zeros_like(values)
+    for offset in range(2 * depth_radius + 1):
+        sums = sums + padded[..., offset:offset + depth]
+    return sums
+
+
+def _lrn_norms(xp, image, depth_radius, bias, alpha):
+    """bias + alpha * (the sum of squares over each depth's window)."""
+    return bias + alpha * _depth_window_sums(xp, image * image, depth_radius)
+
+
+@register_kernel("LRN", ALL_DEVICE_TYPES)
+def lrn(ctx, input, *, depth_radius, bias, alpha, beta):  # noqa: A002 - TF's argument name
+    """input / (bias + alpha * sum of squares over 2 * depth_radius + 1 depths) ** beta."""
+    if input.ndim != 4:
+        raise invalid("in must be 4-dimensional")
+    xp = ctx.xp
+    norms = _lrn_norms(xp, input, depth_radius, bias, alpha)
+    return (input * norms ** -beta).astype(input.dtype)
+
+
+@register_kernel("LRNGrad", ALL_DEVICE_TYPES)
+def lrn_grad(ctx, input_grads, input_image, output_image, *, depth_radius, bias, alpha, beta):
+    """d out_d / d in_i = [d == i] N_d^-beta - 2 alpha beta in_d in_i N_d^(-beta - 1),
+    for i within d's window (N_d: the norm of depth d); windows are symmetric, so the
+    sum over d is again a window sum."""
+    xp = ctx.xp
+    if not (input_grads.ndim == input_image.ndim == output_image.ndim == 4):
+        raise invalid("inputs must be 4-dimensional")
+    if not (tuple(input_grads.shape) == tuple(input_image.shape)
+            == tuple(output_image.shape)):
+        raise invalid("input_grads, input_image, and out_image should have the same shape")
+    norms = _lrn_norms(xp, input_image, depth_radius, bias, alpha)
+    through_norms = _depth_window_sums(
+        xp, input_grads * input_image * norms ** (-beta - 1), depth_radius)
+    grads = input_grads * norms ** -beta - 2 * alpha * beta * input_image * through_norms
+    return grads.astype(input_grads.dtype)
+
+
+# --- fused batch normalization -----------------------------------------------------------------
+
+def _to_channels_last(xp, x, data_format):
+    """`x` with its channel axis last (NCHW and NCDHW are transposed)."""
+    if data_format.startswith("NC"):
+        return xp.moveaxis(x, 1, -1)
+    return x
+
+
+def _from_channels_last(xp, x, data_format):
+    if data_format.startswith("NC"):
+        return xp.moveaxis(x, -1, 1)
+    return x
+
+
+def _check_batch_norm_vectors(x, vectors):
+    channels = x.shape[-1]
+    for name, vector in vectors:
+        if vector.ndim != 1:
+            raise invalid("%s must be 1-dimensional%s" % (name, shape_text(vector.shape)))
+        if vector.shape[0] != channels:
+            raise invalid("%s must have the same number of elements as the channels of x, "
+                          "got %d and %d" % (name, vector.shape[0], channels))
+
+
+@register_kernel("FusedBatchNormV3", ALL_DEVICE_TYPES)
+def fused_batch_norm(ctx, x, scale, offset, mean, variance, *, epsilon, data_format,
+                     is_training):
+    """y = scale * (x - mean) / sqrt(variance + epsilon) + offset, per channel.
+
+    Training: mean and variance are the batch's (over every axis but the
+    channels); `batch_variance` is returned with Bessel's correction (n / (n - 1))
+    for the moving averages, while y uses the biased one, as TensorFlow's
+    kernel does. Inference: the given mean and variance are used. The reserve
+    spaces keep the mean and (biased) variance used, for the gradient.
+    """
+    xp = ctx.xp
+    if x.ndim not in (4, 5):
+        raise invalid("input must be 4 or 5-dimensional%s" % shape_text(x.shape))
+    x_last = _to_channels_last(xp, x, data_format).astype(xp.float32)
+    vectors = [("scale", scale), ("offset", offset)]
+    if not is_training:
+        vectors += [("estimated_mean", mean), ("estimated_variance", variance)]
+    _check_batch_norm_vectors(x_last, vectors)
+    axes = tuple(range(x_last.ndim - 1))
+    if is_training:
+        count = x_last.size // max(x_last.shape[-1], 1)
+        used_mean = xp.mean(x_last, axis=axes)
+        used_variance = xp.mean((x_last - used_mean) ** 2, axis=axes)
+        corrected = used_variance * (count / max(count - 1, 1))
+        batch_mean, batch_variance = used_mean, corrected
+    else:
+        used_mean, used_variance = mean, variance
+        batch_mean, batch_variance = mean, variance
+    inverse_std = 1 / xp.sqrt(used_variance + xp.float32(epsilon))
+    y = (x_last - used_mean) * (scale * inverse_std) + offset
+    y = _from_channels_last(xp, y, data_format).astype(x.dtype)
+    return (y, batch_mean.astype(xp.float32), batch_variance.astype(xp.float32),
+            used_mean.astype(xp.float32), used_variance.astype(xp.float32),
+            xp.zeros((0,), dtype=xp.float32))
+
+
+@register_kernel("FusedBatchNormGradV3", ALL_DEVICE_TYPES)
+def fused_batch_norm_grad(ctx, y_backprop, x, scale, reserve_space_1, reserve_space_2,
+                          reserve_space_3, *, epsilon, data_format, is_training):
+    """The gradients of y with respect to x, scale and offset.
+
+    reserve_space_1 and 2 are the mean and variance the forward op used (the
+    batch's in training, the given ones in inference). In training the mean
+    and variance depend on x too, which adds the two centring terms.
+    """
+    xp = ctx.xp
+    if x.ndim not in (4, 5) or tuple(x.shape) != tuple(y_backprop.shape):
+        raise invalid("x and y_backprop must be 4 or 5-dimensional and of the same shape, "
+                      "got %s and %s" % (shape_text(x.shape), shape_text(y_backprop.shape)))
+    x_last = _to_channels_last(xp, x, data_format).astype(xp.float32)
+    dy = _to_channels_last(xp, y_backprop, data_format).astype(xp.float32)
+    _check_batch_norm_vectors(x_last, [("scale", scale), ("reserve_space_1", reserve_space_1),
+                                       ("reserve_space_2", reserve_space_2)])
+    axes = tuple(range(x_last.ndim - 1))
+    inverse_std = 1 / xp.sqrt(reserve_space_2 + xp.float32(epsilon))
+    normalized = (x_last - reserve_space_1) * inverse_std
+    offset_backprop = xp.sum(dy, axis=axes)
+    scale_backprop = xp.sum(dy * normalized, axis=axes)
+    if is_training:
+        count = x_last.size // max(x_last.shape[-1], 1)
+        dx = (scale * inverse_std) * (dy - offset_backprop / count
+                                      - normalized * scale_backprop / count)
+    else:
+        dx = dy * (scale * inverse_std)
+    dx = _from_channels_last(xp, dx, data_format).astype(x.dtype)
+    empty = xp.zeros((0,), dtype=xp.float32)
+    return (dx, scale_backprop.astype(xp.float32), offset_backprop.astype(xp.float32), empty,
+            empty)
 
 
 # --- the data-flow ops of partitioned embedding lookups ---------------------------------
