@@ -5,8 +5,9 @@ losses, dropout, moments, top_k, convolution, pooling, dilation), minitf/ops/nn_
 (the composites: swish, batch normalization, the moments family, weighted and
 sampled losses, depthwise and separable convolutions),
 minitf/ops/candidate_sampling_ops.py (the samplers of the sampled losses),
-minitf/ops/embedding_ops.py (embedding_lookup) and minitf/ops/math_ops.py
-(sigmoid, tanh, which TensorFlow also files here).
+minitf/ops/embedding_ops.py (embedding_lookup), minitf/ops/array_ops.py
+(space_to_depth, depth_to_space, space_to_batch) and minitf/ops/math_ops.py
+(sigmoid, tanh), which TensorFlow also files here.
 
 Mirrors `tensorflow/python/ops/nn.py`.
 
@@ -15,6 +16,7 @@ A name of TF 1.15's `tf.nn` that minitf lacks fails saying so
 """
 
 from minitf.graph import tf1_api as _tf1_api
+from minitf.ops.array_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: F401
 from minitf.ops.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F401
                                                compute_accidental_hits,
                                                fixed_unigram_candidate_sampler,
