@@ -17,8 +17,8 @@ from minitf.graph import errors  # noqa: F401
 from minitf.graph.constant_op import constant  # noqa: F401
 from minitf.graph.dtypes import (DType, as_dtype, bool, double, float16, float32,  # noqa: F401,A004
                                  float32_ref, float64, float64_ref, half, int8, int16, int32,
-                                 int32_ref, int64, int64_ref, string, uint8, uint16, uint32,
-                                 uint64)
+                                 int32_ref, int64, int64_ref, resource, string, uint8, uint16,
+                                 uint32, uint64)
 from minitf.graph.device_spec import DeviceSpec  # noqa: F401
 from minitf.graph.graph_def import GraphDef, NodeDef  # noqa: F401
 from minitf.graph.importer import import_graph_def  # noqa: F401
@@ -41,6 +41,7 @@ from minitf.ops.array_ops import *  # noqa: F401,F403
 from minitf.ops.clip_ops import *  # noqa: F401,F403
 from minitf.ops.control_flow_ops import *  # noqa: F401,F403
 from minitf.ops.embedding_ops import *  # noqa: F401,F403
+from minitf.ops.functional_ops import *  # noqa: F401,F403
 from minitf.ops.init_ops import *  # noqa: F401,F403
 from minitf.ops.lookup_ops import *  # noqa: F401,F403
 from minitf.ops.math_ops import *  # noqa: F401,F403
@@ -49,6 +50,7 @@ from minitf.ops.random_ops import *  # noqa: F401,F403
 from minitf.ops.sparse_ops import *  # noqa: F401,F403
 from minitf.ops.state_ops import *  # noqa: F401,F403
 from minitf.ops.string_ops import *  # noqa: F401,F403
+from minitf.ops.tensor_array_ops import *  # noqa: F401,F403
 from minitf.ops.variable_scope import *  # noqa: F401,F403
 from minitf.ops.variables import *  # noqa: F401,F403
 from minitf import feature_column  # noqa: F401,E402

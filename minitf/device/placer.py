@@ -4,9 +4,10 @@ Rules, in order:
 
 1. Nodes that must share a device form *colocation groups* (a union-find):
    a node with a `_class: loc:@x` attr joins x's group (`tf.colocate_with`,
-   a variable's initializer, read and slots), and an op that takes a
-   variable by reference (Assign, the optimizers' Apply* ops) joins that
-   variable.
+   a variable's initializer, read and slots), an op that takes a variable
+   by reference (Assign, the optimizers' Apply* ops) joins that variable,
+   and an op that takes a resource handle (a stack, a TensorArray) joins
+   the node that made it: the resource lives on that node's device.
 2. A group's requested devices (the nodes' `device` fields) are merged;
    two that contradict each other are an InvalidArgumentError naming both
    nodes and both requests.
@@ -39,6 +40,7 @@ import logging
 from minitf import kernels  # noqa: F401  registers every built-in kernel
 from minitf.framework.kernel_registry import has_kernel
 from minitf.framework import node_def_util
+from minitf.graph import dtypes
 from minitf.graph import errors
 from minitf.graph import graph_def as graph_def_lib
 from minitf.graph.device_spec import DeviceSpec
@@ -121,7 +123,7 @@ def _ref_input_sources(node):
     input_dtypes = node_def_util.input_types(node)
     data_inputs = [i for i in node.input if not i.startswith("^")]
     for text, dtype in zip(data_inputs, input_dtypes):
-        if dtype.is_ref_dtype:
+        if dtype.is_ref_dtype or dtype == dtypes.resource:
             yield graph_def_lib.parse_input(text)[0]
 
 

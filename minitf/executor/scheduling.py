@@ -83,14 +83,14 @@ class SchedulingPolicy:
         the pool's thread, one after the other.
         """
         nodes, go = self.nodes, []
-        has_expensive = any(nodes[i].is_expensive for i in inline_ready)
-        for node_id in ready:
-            node = nodes[node_id]
+        has_expensive = any(nodes[tagged[0]].is_expensive for tagged in inline_ready)
+        for tagged in ready:
+            node = nodes[tagged[0]]
             if has_expensive and self.worth_a_thread(node):
-                go.append(node_id)
+                go.append(tagged)
             else:
                 has_expensive = has_expensive or node.is_expensive
-                inline_ready.append(node_id)
+                inline_ready.append(tagged)
         return go
 
     def worth_a_thread(self, node):
@@ -123,7 +123,8 @@ class PresetConstants:
     """
 
     def __init__(self, nodes, compute_constant):
-        constants = [n for n in nodes if n.op_type == "Const" and n.pending_init == 0]
+        constants = [n for n in nodes if n.op_type == "Const" and n.pending_init == 0
+                     and not any(nodes[c].is_merge for c, _, _ in n.successors)]
         self.ids = tuple(n.id for n in constants)
         self.inputs = {}
         self.inputs_given = collections.Counter()

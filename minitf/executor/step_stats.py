@@ -1,7 +1,9 @@
 """Step stats: what ran where and when, recorded when a run asks for a trace.
 
 `RunOptions(trace_level=RunOptions.FULL_TRACE)` makes every executor record,
-for each node, its device, thread and start/end times. They come back in
+for each node, its device, thread and start/end times, and the frame and
+iteration it ran in (a node in a loop runs once per iteration; outside any
+loop the frame is `""` and the iteration 0). They come back in
 `RunMetadata.step_stats`, grouped per device, and `minitf.session.timeline`
 turns them into a Chrome trace.
 
@@ -10,18 +12,22 @@ Mirrors `tensorflow/core/framework/step_stats.proto`.
 
 
 class NodeExecStats:
-    """One node's execution: name, op, device, thread, start (µs since epoch), duration."""
+    """One node's execution: name, op, device, thread, start (µs since epoch), duration,
+    and the frame and iteration it ran in."""
 
     __slots__ = ("node_name", "op", "device", "thread_id", "all_start_micros",
-                 "all_end_rel_micros", "timeline_label")
+                 "all_end_rel_micros", "timeline_label", "frame_name", "iter_id")
 
-    def __init__(self, node_name, op, device, thread_id, all_start_micros, all_end_rel_micros):
+    def __init__(self, node_name, op, device, thread_id, all_start_micros, all_end_rel_micros,
+                 frame_name="", iter_id=0):
         self.node_name = node_name
         self.op = op
         self.device = device
         self.thread_id = thread_id
         self.all_start_micros = all_start_micros
         self.all_end_rel_micros = all_end_rel_micros
+        self.frame_name = frame_name
+        self.iter_id = iter_id
         self.timeline_label = "%s = %s()" % (node_name, op)
 
     @property
@@ -33,9 +39,10 @@ class NodeExecStats:
         return self.all_end_rel_micros
 
     def __repr__(self):
-        return "NodeExecStats(%s, %s, thread=%d, start=%d, %dus)" % (
+        where = " frame=%r iter=%d" % (self.frame_name, self.iter_id) if self.frame_name else ""
+        return "NodeExecStats(%s, %s, thread=%d, start=%d, %dus%s)" % (
             self.node_name, self.op, self.thread_id, self.all_start_micros,
-            self.all_end_rel_micros)
+            self.all_end_rel_micros, where)
 
 
 class DeviceStepStats:

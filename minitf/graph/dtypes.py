@@ -105,7 +105,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        return True
+        return self._type_enum % _REF_OFFSET != 20  # not a resource handle
 
     @property
     def size(self):
@@ -171,6 +171,9 @@ uint16 = _define(17, "uint16", np.uint16)
 float16 = _define(19, "float16", np.float16)
 uint32 = _define(22, "uint32", np.uint32)
 uint64 = _define(23, "uint64", np.uint64)
+# A handle to state a kernel keeps for the step: the stacks of a loop's gradient, a
+# TensorArray. Its value is an object array naming the resource (see minitf/kernels).
+resource = _define(20, "resource", np.object_)
 
 half = float16
 float = float32  # noqa: A001 - TF's public alias
