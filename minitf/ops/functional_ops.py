@@ -233,7 +233,8 @@ def _fold(fn, elems, initializer, parallel_iterations, back_prop, swap_memory, n
                 a, i = initializer, constant(0)
 
             def compute(i, a):
-                return [i + 1, fn(a, nest.map_structure(lambda elem: elem.read(i), elems_ta))]
+                a = fn(a, nest.map_structure(lambda elem: elem.read(i), elems_ta))
+                return [i + 1, a]
 
             condition = lambda i, a: i < n  # noqa: E731
         _, r_a = control_flow_ops.while_loop(
