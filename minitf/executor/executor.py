@@ -103,7 +103,7 @@ class ExecutorNode:
                  "output_dtypes", "state", "dead_outputs", "frame_name", "local_id",
                  "is_switch", "is_merge", "is_enter", "is_constant_enter", "enter_frame_name",
                  "parallel_iterations", "is_exit", "is_next_iteration", "is_control_trigger",
-                 "is_transfer", "moves_between_frames")
+                 "is_transfer", "moves_between_frames", "out_edges")
 
     def __repr__(self):
         return "<ExecutorNode %s (%s)>" % (self.name, self.op_type)
@@ -127,12 +127,15 @@ class Executor:
         self._check_no_cycle()
         # The policy computes the Consts now, once: no step runs them, and every
         # step starts with their consumers' pending counts lowered.
-        self.policy = SchedulingPolicy(self.nodes, self._compute_constant)
+        self.policy = SchedulingPolicy(self.nodes, self._compute_constant, self.frame_infos)
         self.constant_ids = self.policy.constant_ids
         self.pending_init = self.policy.pending_counts()
         done = set(self.constant_ids)
         self.roots = [n.id for n in self.nodes
                       if self.pending_init[n.id] == 0 and n.id not in done]
+        for node in self.nodes:  # the edges as the frame-aware loop walks them
+            node.out_edges = tuple((self.nodes[consumer_id], self.nodes[consumer_id].local_id,
+                                    slot, index) for consumer_id, slot, index in node.successors)
         self.num_root_nodes = len(self.frame_infos[frames.ROOT_FRAME].node_ids)
         if _may_have_dead_tensors(self.nodes):
             self.state_class, self.root_frame = ExecutorState, None
@@ -387,7 +390,8 @@ class ExecutorState:
         self.root_iteration.outstanding_ops = len(executor.roots)
         self.outstanding_frames = {}  # the frames of loops running now, by run-time name
         self.num_root_nodes = executor.num_root_nodes
-        self.completed = len(self.constant_ids)  # they ran when the executor was built
+        # They ran when the executor was built.
+        self.completed = len(self.constant_ids) + len(executor.policy.guarded.root_ids)
 
     def _start_root_frame(self, executor):
         """The root frame, and its one iteration, which holds the step's counts and slots."""
@@ -402,7 +406,7 @@ class ExecutorState:
         """Runs the roots on this thread (`here`) or hands them to another one."""
         if self.stats is not None:
             now = time.perf_counter()
-            for node_id in self.constant_ids:
+            for node_id in self.constant_ids + self.policy.guarded.root_ids:
                 self._record_stats(self.nodes[node_id], self.root_iteration, now, now)
         roots = [(node_id, self.root_iteration, False) for node_id in self.roots]
         if self.outstanding == 0:  # only Consts, computed when the executor was built
@@ -506,7 +510,10 @@ class ExecutorState:
                     frame.dead_exits.append(node)
             elif not is_dead:  # a NextIteration
                 self._start_next_iteration(node, frame, iteration, outputs[0], ready)
-            if frame.decrement_outstanding_ops(iteration, ready):
+            # FrameState.decrement_outstanding_ops, inline: it runs for every node.
+            iteration.outstanding_ops -= 1
+            if iteration.outstanding_ops == 0 and frame.cleanup_iterations(iteration.iter_id,
+                                                                          ready):
                 self._frame_done(frame, ready)
         self.outstanding += len(ready) - 1
         return ready, self.outstanding == 0
@@ -618,22 +625,22 @@ class ExecutorState:
     def _run_kernel(self, node, tagged):
         """Calls the node's kernel; returns its outputs as a tuple (or None on error).
 
-        Expensive kernels are timed for the policy's `KernelCosts`; cheap
-        ones only when the step collects stats.
+        Expensive kernels are timed for the policy's `KernelCosts` (in a loop,
+        in its first iteration); cheap ones only when the step collects stats.
         """
         _, iteration, is_dead = tagged
-        timed = node.is_expensive or self.stats is not None
+        timed = (node.is_expensive and iteration.iter_id == 0) or self.stats is not None
         start = time.perf_counter() if timed else 0.0
         try:
             args = self._gather_inputs(node, iteration)
-            ctx = OpKernelContext(node, self.step, iteration.frame_iter, is_dead)
+            ctx = OpKernelContext(node, self.step, iteration, is_dead)
             outputs = _check_outputs(node, node.fn(ctx, *args, **node.kwargs))
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             self._record_error(node, e)
             return None
         if timed:
             end = time.perf_counter()
-            if node.is_expensive:
+            if node.is_expensive and iteration.iter_id == 0:
                 self.kernel_costs.observe(node.id, end - start)
             if self.stats is not None:
                 self._record_stats(node, iteration, start, end)
@@ -657,7 +664,7 @@ class ExecutorState:
         self.shared = True  # `done` may be called on another thread
         try:
             args = self._gather_inputs(node, iteration)
-            ctx = OpKernelContext(node, self.step, iteration.frame_iter, is_dead)
+            ctx = OpKernelContext(node, self.step, iteration, is_dead)
             node.fn(ctx, *args, done=done, **node.kwargs)
         except Exception as e:  # noqa: BLE001
             done(error=e)
@@ -700,10 +707,11 @@ class FrameFreeExecutorState(ExecutorState):
 
     Where no node can make a tensor dead or start a frame (no control-flow
     op, no _Recv that could bring a dead tensor), every node runs once, in
-    the root frame's one iteration, and propagating its outputs is the
-    plain count-down of the first part of this module. The same steps as
-    `ExecutorState.propagate_outputs` otherwise, without asking each
-    consumer whether it is a Merge or each output whether it is dead: a
+    the root frame's one iteration. Propagating its outputs is then the
+    plain count-down of the first part of this module, and running it
+    needs no check for a dead node: the same steps as `ExecutorState`'s
+    methods otherwise, without asking each consumer whether it is a Merge,
+    each output whether it is dead, or each iteration which one it is. A
     speed-up of the scheduling policy (`minitf/executor/scheduling.py`),
     chosen when the executor is built.
     """
@@ -713,6 +721,40 @@ class FrameFreeExecutorState(ExecutorState):
         iteration = frames.IterationState(executor.root_frame, 0, list(executor.pending_init),
                                           self.policy.new_input_slots(), None)
         return executor.root_frame, iteration
+
+    def _process(self, inline_ready):  # ExecutorState's, less the dead nodes
+        nodes, step = self.nodes, self.step
+        while inline_ready:
+            tagged = inline_ready.popleft()
+            node = nodes[tagged[0]]
+            if step.error is not None:
+                self.node_done(node, tagged, None, inline_ready)
+            elif node.is_async:
+                self._start_async(node, tagged)
+            else:
+                self.node_done(node, tagged, self._run_kernel(node, tagged), inline_ready)
+
+    def _run_kernel(self, node, tagged):  # ExecutorState's, in the root iteration only
+        timed = node.is_expensive or self.stats is not None
+        start = time.perf_counter() if timed else 0.0
+        try:
+            inputs = self.root_iteration.inputs
+            args = inputs[node.id] or []
+            inputs[node.id] = None
+            for slot in node.deref_slots:
+                args[slot] = self._read_variable(node, args[slot])
+            outputs = _check_outputs(node, node.fn(OpKernelContext(node, self.step), *args,
+                                                   **node.kwargs))
+        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+            self._record_error(node, e)
+            return None
+        if timed:
+            end = time.perf_counter()
+            if node.is_expensive:
+                self.kernel_costs.observe(node.id, end - start)
+            if self.stats is not None:
+                self._record_stats(node, self.root_iteration, start, end)
+        return outputs
 
     def propagate_outputs(self, node, tagged, outputs):
         ready = []

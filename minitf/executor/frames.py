@@ -58,13 +58,16 @@ class FrameInfo:
     `node_ids` are the frame's nodes; each node's `local_id` indexes the
     per-iteration arrays (in the root frame, the node id itself).
     `pending_init` is every node's pending count at the start of an
-    iteration, `input_count` the number of Enters into the frame.
+    iteration, `preset_inputs` the input slots an iteration starts with
+    (constants of the frame, see `scheduling.GuardedConstants`),
+    `input_count` the number of Enters into the frame.
     """
 
     def __init__(self, name):
         self.name = name
         self.node_ids = []
         self.pending_init = []
+        self.preset_inputs = {}  # local id -> slot list
         self.input_count = 0
 
     @property
@@ -143,18 +146,22 @@ class IterationState:
     Mirrors TensorFlow's `IterationState`.
     """
 
-    __slots__ = ("frame", "iter_id", "frame_iter", "pending", "dead_counts", "inputs",
+    __slots__ = ("frame", "iter_id", "pending", "dead_counts", "inputs",
                  "outstanding_ops", "outstanding_frame_count")
 
     def __init__(self, frame, iter_id, pending, inputs, dead_counts):
         self.frame = frame
         self.iter_id = iter_id
-        self.frame_iter = (frame.frame_id, iter_id)  # what a kernel's context reports
         self.pending = pending
         self.dead_counts = dead_counts
         self.inputs = inputs
         self.outstanding_ops = 0          # its nodes ready or running
         self.outstanding_frame_count = 0  # its child frames still running
+
+    @property
+    def frame_iter(self):
+        """(frame id, iteration id): what a kernel's context reports, and rendezvous keys use."""
+        return (self.frame.frame_id, self.iter_id)
 
     def __repr__(self):
         return "<iteration %d of frame %r>" % (self.iter_id, self.frame.name)
@@ -192,8 +199,10 @@ class FrameState:
 
     def new_iteration(self, iter_id):
         info = self.info
-        return IterationState(self, iter_id, list(info.pending_init), [None] * info.size,
-                              [0] * info.size)
+        inputs = [None] * info.size
+        for local_id, values in info.preset_inputs.items():
+            inputs[local_id] = list(values)
+        return IterationState(self, iter_id, list(info.pending_init), inputs, [0] * info.size)
 
     def get_iteration(self, iter_id):
         return self.iterations.get(iter_id)
@@ -215,46 +224,50 @@ class FrameState:
         consumers are appended to `ready` as (node id, iteration, is_dead).
         Mirrors `FrameState::ActivateNodes`.
         """
-        nodes = self.nodes
         pending, dead_counts, slots = iteration.pending, iteration.dead_counts, iteration.inputs
-        for consumer_id, slot, index in node.successors:
-            consumer = nodes[consumer_id]
-            local = consumer.local_id
-            need_input = slot >= 0
+        for consumer, local, slot, index in node.out_edges:
             if consumer.is_merge:
-                if slot < 0:  # a control input
-                    pending[local] -= 2
-                    count = pending[local]
-                    consumer_dead = dead_counts[local] == consumer.num_inputs
-                    consumer_ready = count == 0 or (count == 1 and consumer_dead)
-                elif outputs[index] is not None:  # a live data input
-                    count = pending[local]
-                    pending[local] = count & ~1
-                    consumer_ready = count == 1
-                    need_input = count & 1 == 1  # only the first live input is used
-                    consumer_dead = False
-                else:  # a dead data input
-                    dead_counts[local] += 1
-                    consumer_dead = (dead_counts[local] == consumer.num_inputs
-                                     or node.is_enter)
-                    consumer_ready = pending[local] == 1 and consumer_dead
-                    need_input = False
-            else:
-                if is_dead or (need_input and outputs[index] is None):
-                    dead_counts[local] += 1
-                pending[local] -= 1
-                consumer_dead = dead_counts[local] > 0
-                consumer_ready = pending[local] == 0
-            if need_input:
+                self._activate_merge(node, consumer, local, slot, outputs[index] if slot >= 0
+                                     else None, iteration, ready)
+                continue
+            if is_dead or (slot >= 0 and outputs[index] is None):
+                dead_counts[local] += 1
+            if slot >= 0:
                 consumer_slots = slots[local]
                 if consumer_slots is None:
                     consumer_slots = slots[local] = [None] * consumer.num_inputs
                 consumer_slots[slot] = outputs[index]
-            if consumer_ready:
-                if consumer.is_control_trigger:
-                    consumer_dead = False
-                ready.append((consumer_id, iteration, consumer_dead))
+            count = pending[local] - 1
+            pending[local] = count
+            if count == 0:
+                ready.append((consumer.id, iteration,
+                              dead_counts[local] > 0 and not consumer.is_control_trigger))
                 iteration.outstanding_ops += 1
+
+    @staticmethod
+    def _activate_merge(node, merge, local, slot, value, iteration, ready):
+        """`activate_nodes` for one input of a Merge: control (slot -1), or data `value`."""
+        pending, dead_counts = iteration.pending, iteration.dead_counts
+        if slot < 0:  # a control input
+            pending[local] -= 2
+            dead = dead_counts[local] == merge.num_inputs
+            merge_ready = pending[local] == 0 or (pending[local] == 1 and dead)
+        elif value is not None:  # a live data input: only the first is used
+            count = pending[local]
+            pending[local] = count & ~1
+            if count & 1:
+                merge_slots = iteration.inputs[local]
+                if merge_slots is None:
+                    merge_slots = iteration.inputs[local] = [None] * merge.num_inputs
+                merge_slots[slot] = value
+            merge_ready, dead = count == 1, False
+        else:  # a dead data input
+            dead_counts[local] += 1
+            dead = dead_counts[local] == merge.num_inputs or node.is_enter
+            merge_ready = pending[local] == 1 and dead
+        if merge_ready:
+            ready.append((merge.id, iteration, dead))
+            iteration.outstanding_ops += 1
 
     # --- iterations ---------------------------------------------------------------
     def increment_iteration(self, ready):
@@ -289,13 +302,6 @@ class FrameState:
         if iter_id == 0:
             return self.num_pending_inputs == 0  # every Enter has come
         return iter_id - 1 not in self.iterations  # the one before is deleted
-
-    def decrement_outstanding_ops(self, iteration, ready):
-        """One node of `iteration` finished; returns whether the whole frame is done."""
-        iteration.outstanding_ops -= 1
-        if iteration.outstanding_ops != 0:
-            return False
-        return self.cleanup_iterations(iteration.iter_id, ready)
 
     def cleanup_iterations(self, iter_id, ready):
         """Deletes the done iterations from `iter_id` on; returns whether the frame is done.

@@ -18,12 +18,12 @@ Mirrors `tensorflow/core/framework/op_kernel.h` (OpKernelContext).
 class OpKernelContext:
     """The context passed as the first argument of every kernel."""
 
-    __slots__ = ("_node", "_step", "_frame_iter", "_is_input_dead")
+    __slots__ = ("_node", "_step", "_iteration", "_is_input_dead")
 
-    def __init__(self, node, step, frame_iter=(0, 0), is_input_dead=False):
+    def __init__(self, node, step, iteration=None, is_input_dead=False):
         self._node = node
         self._step = step
-        self._frame_iter = frame_iter
+        self._iteration = iteration  # the executor's IterationState; None outside loops
         self._is_input_dead = is_input_dead
 
     @property
@@ -75,7 +75,7 @@ class OpKernelContext:
     @property
     def frame_iter(self):
         """(frame id, iteration) the node runs in: (0, 0) outside any loop."""
-        return self._frame_iter
+        return (0, 0) if self._iteration is None else self._iteration.frame_iter
 
     @property
     def is_input_dead(self):

@@ -34,10 +34,10 @@ class CallFrame:
 
     def consume_retvals(self):
         """The fetched values; InvalidArgumentError for one that was never set (dead)."""
-        for index, value in enumerate(self.retvals):
+        for value in self.retvals:
             if value is None:
-                raise errors.InvalidArgumentError(
-                    None, None, "Retval[%d] does not have value" % index)
+                raise errors.InvalidArgumentError(None, None, "Retval[%d] does not have value"
+                                                  % [v is None for v in self.retvals].index(True))
         return self.retvals
 
 

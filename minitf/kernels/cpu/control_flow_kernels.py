@@ -15,9 +15,9 @@ Mirrors `tensorflow/core/kernels/control_flow_ops.cc`.
 
 import numpy as np
 
+from minitf.framework import buffers
 from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
 from minitf.framework.kernel_registry import register_kernel
-from minitf.kernels.kernel_util import host_array
 from minitf.kernels.kernel_util import invalid
 from minitf.kernels.kernel_util import on_device
 from minitf.kernels.kernel_util import shape_text
@@ -25,11 +25,14 @@ from minitf.kernels.kernel_util import shape_text
 
 def _switch(ctx, data, pred):
     """(output_false, output_true): `data` on the side `pred` picks, None (dead) on the other."""
-    pred = host_array(ctx, pred)
     if pred.ndim != 0:
         raise invalid("The second input must be a scalar, but it has shape %s"
                       % shape_text(pred.shape))
-    return (None, data) if bool(pred) else (data, None)
+    return (None, data) if bool(pred) else (data, None)  # bool() reads a device scalar too
+
+
+# The value_index output of a Merge, on the host (a GPU's Merge keeps it there too).
+_VALUE_INDICES = tuple(buffers.read_only_view(np.asarray(i, np.int32)) for i in range(8))
 
 
 def _merge(ctx, *inputs):
@@ -37,7 +40,9 @@ def _merge(ctx, *inputs):
     only, and gives it no other: the others are None."""
     for index, value in enumerate(inputs):
         if value is not None:
-            return value, on_device(ctx, np.asarray(index, np.int32))
+            value_index = (_VALUE_INDICES[index] if index < len(_VALUE_INDICES)
+                           else np.asarray(index, np.int32))
+            return value, (value_index if ctx.xp is np else on_device(ctx, value_index))
     raise invalid("Merge ran without a live input")
 
 
