@@ -19,6 +19,7 @@ from minitf import tour, visualize
 from minitf.device.device import local_devices
 from minitf.device.placer import place
 from minitf.graph import graph_def as graph_def_lib
+from minitf.session import subgraph
 
 
 # =============================================================================
@@ -122,6 +123,48 @@ def _is_update_scope(scope):
     return scope.rsplit("/", 1)[-1].startswith("update_")
 
 
+def _figure_cond_graph():
+    example = tour.build_running_example()
+    prediction, use_bias = tour.add_cond(example)
+    nodes = subgraph.rewrite_for_execution(tour.graph_nodes(example),
+                                           [example.x.name, use_bias.name], [prediction.name], [])
+    return visualize.to_mermaid(nodes, direction="LR", group_by=_cond_scope)
+
+
+def _cond_scope(name):
+    return "cond" if name.startswith("cond/") else None
+
+
+def _figure_loop_graph():
+    example = tour.build_running_example()
+    w, b = tour.add_training_loop(example, steps=100)
+    nodes = subgraph.rewrite_for_execution(tour.graph_nodes(example),
+                                           [example.x.name, example.y.name], [w.name, b.name], [])
+    folded = visualize.collapse_scopes(nodes, _loop_gradients_scope)
+    return visualize.to_mermaid(folded, direction="LR",
+                                group_by=visualize.loop_frames(folded).get)
+
+
+def _loop_gradients_scope(name):
+    """The `tf.gradients` call inside the training loop's body, folded into one node."""
+    return "while/gradients" if name.startswith("while/gradients/") else None
+
+
+def _figure_loop_gradient_graph():
+    example = tour.build_running_example()
+    _, gradient = tour.add_power_loop(example)
+    nodes = subgraph.rewrite_for_execution(tour.graph_nodes(example), [], [gradient.name], [])
+    return visualize.to_mermaid(nodes, direction="LR", group_by=visualize.loop_frames(nodes).get)
+
+
+def _figure_loop_schedule():
+    example = tour.build_running_example()
+    loss, _ = tour.add_loop_loss(example)
+    _, run_metadata = tour.traced_loss_run(example._replace(loss=loss))
+    return visualize.schedule_to_mermaid(run_metadata.step_stats, lanes="iteration",
+                                         title="sess.run(loss) with the loss summed in a loop")
+
+
 # =============================================================================
 # Listings
 # =============================================================================
@@ -171,6 +214,10 @@ FIGURES = {
     "forward-graph": _figure_forward_graph,
     "gradient-graph": _figure_gradient_graph,
     "training-graph": _figure_training_graph,
+    "cond-graph": _figure_cond_graph,
+    "loop-graph": _figure_loop_graph,
+    "loop-gradient-graph": _figure_loop_gradient_graph,
+    "loop-schedule": _figure_loop_schedule,
 }
 
 LISTINGS = {

@@ -408,7 +408,7 @@ class ExecutorState:
             now = time.perf_counter()
             for node_id in self.constant_ids + self.policy.guarded.root_ids:
                 self._record_stats(self.nodes[node_id], self.root_iteration, now, now)
-        roots = [(node_id, self.root_iteration, False) for node_id in self.roots]
+        roots = self._root_tasks()
         if self.outstanding == 0:  # only Consts, computed when the executor was built
             self.step_run.executor_finished()
         elif here:
@@ -417,6 +417,15 @@ class ExecutorState:
             self.process(inline_ready)
         else:
             self.schedule_ready(roots, None)
+
+    def _root_tasks(self):
+        """The roots, tagged: in the root frame's iteration 0, alive."""
+        return [(node_id, self.root_iteration, False) for node_id in self.roots]
+
+    @staticmethod
+    def ready_node_id(tagged):
+        """The node id of an entry of a ready queue (a tagged node)."""
+        return tagged[0]
 
     # --- the loop -------------------------------------------------------------------
     def process(self, inline_ready):
@@ -589,7 +598,7 @@ class ExecutorState:
         elif self.pool is None or len(ready) + len(inline_ready) < 2:
             inline_ready.extend(ready)  # no pool, or nothing to run beside it: here
         else:
-            for tagged in self.policy.split_ready(ready, inline_ready):
+            for tagged in self.policy.split_ready(ready, inline_ready, self.ready_node_id):
                 self._run_elsewhere(collections.deque((tagged,)))
 
     def _run_elsewhere(self, ready):
@@ -707,12 +716,13 @@ class FrameFreeExecutorState(ExecutorState):
 
     Where no node can make a tensor dead or start a frame (no control-flow
     op, no _Recv that could bring a dead tensor), every node runs once, in
-    the root frame's one iteration. Propagating its outputs is then the
-    plain count-down of the first part of this module, and running it
-    needs no check for a dead node: the same steps as `ExecutorState`'s
-    methods otherwise, without asking each consumer whether it is a Merge,
-    each output whether it is dead, or each iteration which one it is. A
-    speed-up of the scheduling policy (`minitf/executor/scheduling.py`),
+    the root frame's one iteration. Its ready queues then hold bare node
+    ids, not tagged nodes; propagating a node's outputs is the plain
+    count-down of the first part of this module, and running it needs no
+    check for a dead node: the same steps as `ExecutorState`'s methods
+    otherwise, without asking each consumer whether it is a Merge, each
+    output whether it is dead, or each ready node which iteration it is in.
+    A speed-up of the scheduling policy (`minitf/executor/scheduling.py`),
     chosen when the executor is built.
     """
 
@@ -720,27 +730,34 @@ class FrameFreeExecutorState(ExecutorState):
         # Nothing in a frame-free partition's root frame changes: one serves every step.
         iteration = frames.IterationState(executor.root_frame, 0, list(executor.pending_init),
                                           self.policy.new_input_slots(), None)
+        self.inputs, self.pending = iteration.inputs, iteration.pending
         return executor.root_frame, iteration
 
-    def _process(self, inline_ready):  # ExecutorState's, less the dead nodes
+    def _root_tasks(self):
+        return self.roots
+
+    @staticmethod
+    def ready_node_id(node_id):
+        return node_id
+
+    def _process(self, inline_ready):  # ExecutorState's, on node ids, less the dead nodes
         nodes, step = self.nodes, self.step
         while inline_ready:
-            tagged = inline_ready.popleft()
-            node = nodes[tagged[0]]
+            node_id = inline_ready.popleft()
+            node = nodes[node_id]
             if step.error is not None:
-                self.node_done(node, tagged, None, inline_ready)
+                self.node_done(node, node_id, None, inline_ready)
             elif node.is_async:
-                self._start_async(node, tagged)
+                self._start_async(node, (node_id, self.root_iteration, False))
             else:
-                self.node_done(node, tagged, self._run_kernel(node, tagged), inline_ready)
+                self.node_done(node, node_id, self._run_kernel(node), inline_ready)
 
-    def _run_kernel(self, node, tagged):  # ExecutorState's, in the root iteration only
+    def _run_kernel(self, node):  # ExecutorState's, in the root iteration only
         timed = node.is_expensive or self.stats is not None
         start = time.perf_counter() if timed else 0.0
         try:
-            inputs = self.root_iteration.inputs
-            args = inputs[node.id] or []
-            inputs[node.id] = None
+            args = self.inputs[node.id] or []
+            self.inputs[node.id] = None
             for slot in node.deref_slots:
                 args[slot] = self._read_variable(node, args[slot])
             outputs = _check_outputs(node, node.fn(OpKernelContext(node, self.step), *args,
@@ -756,12 +773,11 @@ class FrameFreeExecutorState(ExecutorState):
                 self._record_stats(node, self.root_iteration, start, end)
         return outputs
 
-    def propagate_outputs(self, node, tagged, outputs):
+    def propagate_outputs(self, node, node_id, outputs):
         ready = []
         if outputs is not None:
             self.completed += 1
-            iteration = self.root_iteration
-            inputs, pending = iteration.inputs, iteration.pending
+            inputs, pending = self.inputs, self.pending
             for consumer_id, slot, index in node.successors:
                 if slot >= 0:
                     slots = inputs[consumer_id]
@@ -772,7 +788,7 @@ class FrameFreeExecutorState(ExecutorState):
                 count = pending[consumer_id] - 1
                 pending[consumer_id] = count
                 if count == 0:
-                    ready.append((consumer_id, iteration, False))
+                    ready.append(consumer_id)
         self.outstanding += len(ready) - 1
         return ready, self.outstanding == 0
 

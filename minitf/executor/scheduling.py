@@ -88,28 +88,30 @@ class SchedulingPolicy:
                         slots[consumer_id][slot] = value
         return slots
 
-    def split_ready(self, ready, inline_ready):
-        """Queues the ready nodes that stay here; returns the ids of those for the pool.
+    def split_ready(self, ready, inline_ready, node_id):
+        """Queues the ready nodes that stay here; returns those for the pool.
 
         Keeps one expensive node on this thread and hands the other long
         ones to the pool; cheap nodes always stay. What counts is whether
         this thread already has expensive work queued (`inline_ready`, its
         queue): a constant waiting in the queue must not send the first of
         two big branches away to the pool, or both branches would end up on
-        the pool's thread, one after the other.
+        the pool's thread, one after the other. `node_id(entry)` is the node
+        of an entry of the queues.
         """
         nodes, go = self.nodes, []
-        if not any(self.worth_a_thread(nodes[tagged[0]]) for tagged in ready):
+        if not self.kernel_costs.long_ids or not any(
+                self.worth_a_thread(nodes[node_id(entry)]) for entry in ready):
             inline_ready.extend(ready)  # nothing to hand off (the usual case): no scan
             return go
-        has_expensive = any(nodes[tagged[0]].is_expensive for tagged in inline_ready)
-        for tagged in ready:
-            node = nodes[tagged[0]]
+        has_expensive = any(nodes[node_id(entry)].is_expensive for entry in inline_ready)
+        for entry in ready:
+            node = nodes[node_id(entry)]
             if has_expensive and self.worth_a_thread(node):
-                go.append(tagged)
+                go.append(entry)
             else:
                 has_expensive = has_expensive or node.is_expensive
-                inline_ready.append(tagged)
+                inline_ready.append(entry)
         return go
 
     def worth_a_thread(self, node):
@@ -227,11 +229,16 @@ class KernelCosts:
     def __init__(self, num_nodes):
         self._last = [None] * num_nodes
         self._before_last = [None] * num_nodes
+        self.long_ids = set()  # the nodes that are long now: usually none
 
     def observe(self, node_id, seconds):
         # Not locked: two threads updating one node at once lose one time, which is harmless.
         self._before_last[node_id] = self._last[node_id]
         self._last[node_id] = seconds
+        if self.is_long(node_id):
+            self.long_ids.add(node_id)
+        else:
+            self.long_ids.discard(node_id)
 
     def recent(self, node_id):
         """The seconds of the node's last two runs (fewer before it has run twice)."""

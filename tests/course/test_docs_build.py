@@ -16,7 +16,7 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "optimizers.md": "train", "device.md": "device",
             "feature_columns.md": "feature_column", "saver.md": "saver",
             "layers.md": "layers", "training_loop.md": "train",
-            "architecture.md": "framework"}
+            "architecture.md": "framework", "control_flow.md": "control_flow"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)

@@ -42,3 +42,23 @@ def test_the_device_figures_show_the_running_example_on_two_cpus():
     assert "add " in figures.listing("transfers").splitlines()[1]
     assert "_Send(add)" in figures.listing("partition-graphs")
     assert "CPU:1" in figures.listing("device-schedule")
+
+
+def test_the_control_flow_figures_show_conds_loops_and_the_gradient_loop():
+    cond = figures.figure("cond-graph")
+    assert 'subgraph d1["cond"]' in cond
+    assert '[/"<b>Merge</b><br/>Merge"\\]:::control' in cond
+    assert cond.count("<br/>Switch") == 5         # W/read and x twice, b/read once
+    loop = figures.figure("loop-graph")
+    assert '["while/while_context"]' in loop
+    assert "<b>while/gradients/</b>" in loop      # the body's tf.gradients, folded
+    for op in ("Enter", "Merge", "LoopCond", "Switch", "NextIteration", "Exit"):
+        assert "<br/>%s\"" % op in loop, op
+    gradient = figures.figure("loop-gradient-graph")
+    assert '["while/while_context"]' in gradient
+    assert '["gradients/while/while_context"]' in gradient
+    assert "StackPushV2" in gradient and "StackPopV2" in gradient and "b_acc" in gradient
+    schedule = figures.figure("loop-schedule")
+    for iteration in range(5):                    # four examples, and the test that ends it
+        assert "section while/while_context iteration %d" % iteration in schedule
+    assert "section outside loops" in schedule
