@@ -14,9 +14,11 @@ import pytest
 from session_configs import without_folding
 
 import minitf as tf
+from minitf.device.device import local_devices
 from minitf.executor import executor as executor_lib
 from minitf.framework.local_rendezvous import LocalRendezvous
 from minitf.framework.step import CallFrame, StepState
+from minitf.graph.graph_def import NodeDef
 from minitf.ops import control_flow_ops as cf
 from minitf.session import timeline
 
@@ -292,20 +294,17 @@ def test_the_frame_free_fast_path_is_chosen_when_the_executor_is_built():
     graph = tf.Graph()
     with graph.as_default():
         x = tf.placeholder(tf.float32, name="x")
-        plain = tf.identity(x, name="plain")
-        branch = cf.switch(x, tf.constant(True), name="switch")[1]
+        tf.identity(x, name="plain")
+        cf.switch(x, tf.constant(True), name="switch")
     nodes = {n.name: n for n in graph.as_graph_def().node}
-    device = tf.Session(graph=graph).list_devices()[0]
     cpu = executor_lib.Executor([nodes["x"], nodes["plain"]], _cpu())
     assert cpu.state_class is executor_lib.FrameFreeExecutorState
     with_switch = executor_lib.Executor(
         [nodes[n] for n in ("x", "Const", "switch")], _cpu())
     assert with_switch.state_class is executor_lib.ExecutorState
-    del device, plain, branch
 
 
 def _cpu():
-    from minitf.device.device import local_devices  # noqa: PLC0415 - test helper only
     return local_devices()[0]
 
 
@@ -313,11 +312,38 @@ def test_an_executor_runs_a_loop_outside_any_session():
     graph = tf.Graph()
     with graph.as_default():
         _, x = _loop(3)
-        retval = tf.identity(x, name="out")
+        tf.identity(x, name="out")
     nodes = list(graph.as_graph_def().node)
-    from minitf.graph.graph_def import NodeDef  # noqa: PLC0415 - test helper only
     nodes.append(NodeDef("_retval", "_Retval", ["out"], "", {"T": tf.float32, "index": 0}))
     call_frame = CallFrame([], 1)
     executor_lib.Executor(nodes, _cpu()).run(StepState(1, LocalRendezvous(), call_frame))
     assert call_frame.consume_retvals() == [np.float32(8.0)]
-    del retval
+
+
+# --- constants guarded by a pivot (scheduling.GuardedConstants) ---------------------------
+
+def test_a_loop_bodys_constants_are_preset_in_every_iteration():
+    _, total = tf.while_loop(lambda i, s: i < 4, lambda i, s: (i + 1, s + 10), [0, 0])
+    graph_nodes = tf.get_default_graph().as_graph_def().node
+    nodes = {n.name: n for n in graph_nodes}
+    assert nodes["while/add_1/y"].input == ["^while/Identity"]  # the pivot keeps it in the body
+    executor = executor_lib.Executor(list(graph_nodes), _cpu())
+    presets = executor.frame_infos["while/while_context"].preset_inputs
+    assert sorted(v for slots in presets.values() for v in slots if v is not None) == [1, 4, 10]
+    with tf.Session(config=without_folding()) as sess:
+        value, stats = _traced(sess, total)
+    assert value == 40
+    ran = [s.node_name for s in stats]
+    assert ran.count("while/add_1") == 4 and "while/add_1/y" not in ran
+
+
+def test_a_branchs_constant_leaves_its_consumer_dead_when_the_branch_is_not_taken():
+    p = tf.placeholder(tf.bool, [], name="p")
+    x = tf.placeholder(tf.float32, [], name="x")
+    result = tf.cond(p, lambda: x * 3.0, lambda: x)
+    with tf.Session(config=without_folding()) as sess:
+        taken, stats_taken = _traced(sess, result, {p: True, x: 2.0})
+        not_taken, stats_not = _traced(sess, result, {p: False, x: 2.0})
+    assert (taken, not_taken) == (6.0, 2.0)
+    assert "cond/mul" in [s.node_name for s in stats_taken]
+    assert "cond/mul" not in [s.node_name for s in stats_not]  # dead: its Const's pivot was
