@@ -233,11 +233,12 @@ class KernelCosts:
 
     def observe(self, node_id, seconds):
         # Not locked: two threads updating one node at once lose one time, which is harmless.
-        self._before_last[node_id] = self._last[node_id]
+        before_last = self._before_last[node_id] = self._last[node_id]
         self._last[node_id] = seconds
-        if self.is_long(node_id):
+        if seconds >= _LONG_KERNEL_SECONDS and before_last is not None and (
+                before_last >= _LONG_KERNEL_SECONDS):
             self.long_ids.add(node_id)
-        else:
+        elif self.long_ids:
             self.long_ids.discard(node_id)
 
     def recent(self, node_id):
