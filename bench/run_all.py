@@ -6,7 +6,8 @@ The report is what docs/performance.md records: the machine, then one
 section per benchmark (its table, its target, the command that runs it
 alone), then a summary of the targets. The core benchmarks (dispatch, the
 cost of a run, memory) come first, then the training steps, then two
-devices at once, then a while loop (without `--tensorflow`: run
+devices at once, then the distributed runtime (a run through grpc://, a
+tensor moved between tasks), then a while loop (without `--tensorflow`: run
 `bench_while_loop.py --tensorflow PYTHON` alone for the comparison and its
 target).
 """
@@ -18,6 +19,8 @@ import os
 import _common
 import bench_dispatch
 import bench_embedding_step
+import bench_grpc_run
+import bench_grpc_transfer
 import bench_memory
 import bench_mlp_step
 import bench_run_overhead
@@ -30,6 +33,8 @@ BENCHMARKS = [("bench/bench_dispatch.py", bench_dispatch),
               ("bench/bench_mlp_step.py", bench_mlp_step),
               ("bench/bench_embedding_step.py", bench_embedding_step),
               ("bench/bench_two_devices.py", bench_two_devices),
+              ("bench/bench_grpc_run.py", bench_grpc_run),
+              ("bench/bench_grpc_transfer.py", bench_grpc_transfer),
               ("bench/bench_while_loop.py", bench_while_loop)]
 
 

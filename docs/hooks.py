@@ -15,8 +15,13 @@ site is built:
     <!-- listing: NAME -->
         a text listing from `listing(NAME)` of `docs/figures.py` (a GraphDef
         as text, a schedule table).
+    <!-- coverage: summary -->, <!-- coverage: modules -->
+        how much of TensorFlow 1.15's API minitf has: a table per module,
+        and the names (`docs/api_coverage.py`).
     <!-- notebook: tutorials/NAME.ipynb -->
-        the cells of a tutorial notebook, as Markdown and Python blocks.
+        a tutorial notebook, executed when the site is built: its Markdown
+        cells, its code as Python blocks, and each cell's outputs (printed
+        text, Markdown such as the Mermaid figures of `visualize.show`).
 
 A directive that names something missing fails the build with a message
 naming the page and the directive, so the docs cannot drift from the code.
@@ -25,11 +30,16 @@ without running MkDocs (tests/course/test_docs_build.py).
 """
 
 import ast
-import json
+import functools
+import os
 import pathlib
 import re
+import subprocess
 import sys
 import textwrap
+
+import nbclient
+import nbformat
 
 DOCS = pathlib.Path(__file__).resolve().parent
 ROOT = DOCS.parent
@@ -38,9 +48,11 @@ for _path in (ROOT, DOCS):
     if str(_path) not in sys.path:
         sys.path.insert(0, str(_path))
 
-import figures  # noqa: E402 - needs docs/ and the checkout on sys.path first
+import api_coverage  # noqa: E402 - needs docs/ and the checkout on sys.path first
+import figures  # noqa: E402
 
-DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)<!--\s*(?P<kind>include|diagram|listing|notebook):"
+DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)<!--\s*(?P<kind>include|diagram|listing|notebook|"
+                       r"coverage):"
                        r"\s*(?P<arg>\S+)\s*-->[ \t]*$")
 
 
@@ -223,25 +235,98 @@ def listing(name):
 # Notebooks
 # =============================================================================
 
+NOTEBOOK_TIMEOUT_S = 60  # for one cell; the tutorials' cells take well under a second
+
+
 def notebook(path):
-    """The notebook's cells: Markdown as it is, code as Python blocks."""
+    """The notebook run from top to bottom: Markdown as it is, code as Python blocks,
+    each followed by what it printed and displayed."""
+    executed = run_notebook(path)
+    note = ('!!! note "A notebook"\n    This page is `%s`, run when the site was built. Run '
+            "it yourself with `jupyter lab tutorials/` (the notebooks are stored without "
+            "outputs; the test suite runs them too)." % path)
+    parts = []
+    for cell in executed["cells"]:
+        if cell["cell_type"] == "markdown":
+            parts.append(cell["source"])
+        elif cell["cell_type"] == "code":
+            parts.append(_python_block(cell["source"]))
+            parts.extend(_output_text(output, path) for output in cell.get("outputs", []))
+    first_is_title = executed["cells"] and executed["cells"][0]["cell_type"] == "markdown"
+    parts.insert(1 if first_is_title else 0, note)
+    return "\n\n".join(part for part in parts if part)
+
+
+def run_notebook(path):
+    """The notebook at `path` (relative to the repository), executed, as an nbformat node.
+
+    Runs each notebook once per process (the docs build and the tests share
+    it); a cell that fails is a DirectiveError naming it.
+    """
     file = ROOT / path
     if not path.endswith(".ipynb") or not file.is_file():
         raise DirectiveError("notebook: no notebook %r in the repository" % path)
-    cells = json.loads(file.read_text(encoding="utf-8"))["cells"]
-    note = ('!!! note "A notebook"\n    This page shows `%s` without its outputs. Run it '
-            "yourself with `jupyter lab %s`; the test suite runs it too "
-            "(`pytest tests/course/test_notebooks.py`)." % (path, path))
-    parts = []
-    for cell in cells:
-        source = "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
-        if cell["cell_type"] == "markdown":
-            parts.append(source)
-        elif cell["cell_type"] == "code":
-            fence = _fence_for(source)
-            parts.append("%spython\n%s\n%s" % (fence, source.rstrip("\n"), fence))
-    parts.insert(1 if cells and cells[0]["cell_type"] == "markdown" else 0, note)
-    return "\n\n".join(parts)
+    return _run_notebook_text(path, file.read_text(encoding="utf-8"))
 
 
-EXPANDERS = {"include": include, "diagram": diagram, "listing": listing, "notebook": notebook}
+@functools.lru_cache(maxsize=None)
+def _run_notebook_text(path, text):
+    notebook = nbformat.reads(text, as_version=4)
+    client = nbclient.NotebookClient(notebook, timeout=NOTEBOOK_TIMEOUT_S, kernel_name="python3",
+                                     resources={"metadata": {"path": str((ROOT / path).parent)}})
+    # The kernel is a process of its own: it finds minitf through PYTHONPATH,
+    # whether or not the checkout is installed; what it logs is not the notebook's.
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (str(ROOT), os.environ.get("PYTHONPATH")) if p))
+    try:
+        client.execute(env=env, stderr=subprocess.DEVNULL)
+    except nbclient.exceptions.CellExecutionError as e:
+        raise DirectiveError("notebook: %s failed:\n%s" % (path, e)) from None
+    return notebook
+
+
+def _python_block(source):
+    fence = _fence_for(source)
+    return "%spython\n%s\n%s" % (fence, source.rstrip("\n"), fence)
+
+
+def _output_text(output, path):
+    """One output of a code cell as Markdown: text as a text block, Markdown as it is."""
+    if output["output_type"] == "stream":
+        return _output_block(output["text"])
+    if output["output_type"] not in ("execute_result", "display_data"):
+        raise DirectiveError("notebook: %s has an output of type %r"
+                             % (path, output["output_type"]))
+    data = output["data"]
+    if "text/markdown" in data:
+        return data["text/markdown"]
+    if "image/png" in data:
+        return "![output](data:image/png;base64,%s)" % data["image/png"].replace("\n", "")
+    if "text/plain" in data:
+        return _output_block(data["text/plain"])
+    raise DirectiveError("notebook: %s displays %s, which the site cannot show"
+                         % (path, ", ".join(sorted(data))))
+
+
+def _output_block(text):
+    """Printed text, in a block of class "output" (docs/stylesheets/course.css wraps it)."""
+    fence = _fence_for(text)
+    return "%s{.text .output}\n%s\n%s" % (fence, text.rstrip("\n"), fence)
+
+
+# =============================================================================
+# API coverage
+# =============================================================================
+
+COVERAGE_PARTS = {"summary": api_coverage.summary, "modules": api_coverage.modules}
+
+
+def coverage(part):
+    if part not in COVERAGE_PARTS:
+        raise DirectiveError("coverage: no part %r; there are %s"
+                             % (part, ", ".join(sorted(COVERAGE_PARTS))))
+    return COVERAGE_PARTS[part]()
+
+
+EXPANDERS = {"include": include, "diagram": diagram, "listing": listing, "notebook": notebook,
+             "coverage": coverage}

@@ -1,7 +1,9 @@
 """minitf: TensorFlow 1.x rebuilt in Python and NumPy, to be read.
 
 This file only assembles the public `tf.*` namespace; every name is defined
-in a chapter package.
+in a chapter package. A name of TF 1.15 that minitf does not have yet fails
+with an AttributeError that says so (`__getattr__` below; the namespaces
+tf.nn, tf.math, tf.train and tf.test end the same way).
 """
 
 # The runtime comes first: importing it loads the package `minitf.device`,
@@ -14,12 +16,14 @@ from minitf.autodiff import (AggregationMethod, NotDifferentiable, RegisterGradi
                              no_gradient)
 from minitf.graph import dtypes as _dtypes
 from minitf.graph import errors  # noqa: F401
+from minitf.graph import tf1_api as _tf1_api
 from minitf.graph.constant_op import constant  # noqa: F401
 from minitf.graph.dtypes import (DType, as_dtype, bool, double, float16, float32,  # noqa: F401,A004
                                  float32_ref, float64, float64_ref, half, int8, int16, int32,
                                  int32_ref, int64, int64_ref, resource, string, uint8, uint16,
-                                 uint32, uint64)
+                                 uint32, uint64, variant)
 from minitf.graph.device_spec import DeviceSpec  # noqa: F401
+from minitf.graph import graph_util  # noqa: F401
 from minitf.graph.graph_def import GraphDef, NodeDef  # noqa: F401
 from minitf.graph.importer import import_graph_def  # noqa: F401
 from minitf.graph.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collection,  # noqa: F401
@@ -30,35 +34,56 @@ from minitf.graph.ops import (Graph, GraphKeys, Operation, Tensor, add_to_collec
 from minitf.graph.random_seed import get_seed, set_random_seed  # noqa: F401
 from minitf.graph.sparse_tensor import (IndexedSlices, SparseTensor,  # noqa: F401
                                         SparseTensorValue, convert_to_tensor_or_sparse_tensor)
+from minitf.graph.tensor_proto import make_ndarray, make_tensor_proto  # noqa: F401
 from minitf.graph.tensor_conversion import (convert_to_tensor,  # noqa: F401
                                             convert_to_tensor_or_indexed_slices,
                                             register_tensor_conversion_function)
 from minitf.graph.tensor_shape import (Dimension, TensorShape, dimension_at_index,  # noqa: F401
                                        dimension_value)
-from minitf.graph.versions import __version__  # noqa: F401
+from minitf.graph.versions import GIT_VERSION, VERSION, __version__  # noqa: F401
+from minitf.graph.versions import MINITF_VERSION as __minitf_version__  # noqa: F401
 from minitf.kernels.load_library import load_op_library  # noqa: F401
 from minitf.ops.array_ops import *  # noqa: F401,F403
+from minitf.ops.check_ops import *  # noqa: F401,F403
 from minitf.ops.clip_ops import *  # noqa: F401,F403
+from minitf.ops.confusion_matrix import *  # noqa: F401,F403
 from minitf.ops.control_flow_ops import *  # noqa: F401,F403
+from minitf.ops.data_flow_ops import *  # noqa: F401,F403
 from minitf.ops.embedding_ops import *  # noqa: F401,F403
 from minitf.ops.functional_ops import *  # noqa: F401,F403
 from minitf.ops.init_ops import *  # noqa: F401,F403
 from minitf.ops.lookup_ops import *  # noqa: F401,F403
 from minitf.ops.math_ops import *  # noqa: F401,F403
 from minitf.ops.nn_ops import *  # noqa: F401,F403
+from minitf.ops.parsing_ops import *  # noqa: F401,F403
 from minitf.ops.random_ops import *  # noqa: F401,F403
+from minitf.ops.script_ops import *  # noqa: F401,F403
 from minitf.ops.sparse_ops import *  # noqa: F401,F403
 from minitf.ops.state_ops import *  # noqa: F401,F403
 from minitf.ops.string_ops import *  # noqa: F401,F403
 from minitf.ops.tensor_array_ops import *  # noqa: F401,F403
 from minitf.ops.variable_scope import *  # noqa: F401,F403
 from minitf.ops.variables import *  # noqa: F401,F403
+from minitf import data  # noqa: F401,E402
+from minitf.distributed import distribute  # noqa: F401,E402  tf.distribute.Server
 from minitf import feature_column  # noqa: F401,E402
-from minitf.feature_column.parsing_config import FixedLenFeature, VarLenFeature  # noqa: F401,E402
+from minitf.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401,E402
+                                       SparseFeature, VarLenFeature)
+from minitf import io  # noqa: F401,E402
+from minitf.io import gfile_v1 as gfile  # noqa: F401,E402
+from minitf.io import python_io  # noqa: F401,E402
 from minitf import layers  # noqa: F401,E402
 from minitf import math  # noqa: F401,E402
+from minitf import metrics  # noqa: F401,E402
 from minitf import nn  # noqa: F401,E402
+from minitf import profiler  # noqa: F401,E402
+from minitf import queue  # noqa: F401,E402
 from minitf import test  # noqa: F401,E402
 from minitf import train  # noqa: F401,E402
 
 del _dtypes
+
+
+def __getattr__(name):
+    """Called for a name minitf lacks: says so when it is one of TF 1.15's."""
+    raise _tf1_api.missing_name_error("tf", __name__, name)

@@ -1,7 +1,7 @@
 """The tour: one small computation at each layer of minitf, checked as it goes.
 
 `python -m minitf tour` builds the course's running example, the `W * x + b`
-linear model of seed 001 with its squared-error loss, and follows it down
+linear model of note 001 with its squared-error loss, and follows it down
 the runtime's data flow: the Graph, the GraphDef it becomes, the graph
 pruned for one fetch, a kernel called directly, an Executor run by hand, a
 Session run with feeds, the executor's schedule, the same step split
@@ -56,15 +56,16 @@ Example = collections.namedtuple("Example", ["graph", "W", "b", "x", "y", "out",
 # The running example
 # =============================================================================
 
-def build_running_example(loss_device=None):
-    """Seed 001's model in a graph of its own: out = W * x + b, loss = sum((out - y)^2).
+def build_running_example(loss_device=None, device_function=None):
+    """Note 001's model in a graph of its own: out = W * x + b, loss = sum((out - y)^2).
 
     `loss_device` (e.g. "/cpu:1") puts the loss ops on another device, for the
-    Devices chapter.
+    Devices chapter; `device_function` (e.g. a `replica_device_setter`) is
+    a `tf.device` around the whole graph, for the Distributed chapter.
     """
     graph = tf.Graph()
-    with graph.as_default():
-        W = tf.Variable(W_INIT, dtype=tf.float32, name="W")  # noqa: N806 - the seed's name
+    with graph.as_default(), graph.device(device_function):
+        W = tf.Variable(W_INIT, dtype=tf.float32, name="W")  # noqa: N806 - note 001's name
         b = tf.Variable(B_INIT, dtype=tf.float32, name="b")
         x = tf.placeholder(tf.float32, name="x")
         y = tf.placeholder(tf.float32, name="y")
@@ -90,7 +91,7 @@ def reference_gradients(x=X_TRAIN, y=Y_TRAIN):
 
 def reference_step(learning_rate=LEARNING_RATE):
     """NumPy's W and b after one step of gradient descent from W_INIT, B_INIT."""
-    dW, db = reference_gradients()  # noqa: N806 - the seed's names
+    dW, db = reference_gradients()  # noqa: N806 - note 001's names
     return np.float32(W_INIT) - learning_rate * dW, np.float32(B_INIT) - learning_rate * db
 
 
@@ -101,7 +102,7 @@ def add_gradients(example):
 
 
 def add_training(example, learning_rate=LEARNING_RATE):
-    """Adds seed 001's training op, `GradientDescentOptimizer(lr).minimize(loss)`."""
+    """Adds note 001's training op, `GradientDescentOptimizer(lr).minimize(loss)`."""
     with example.graph.as_default():
         return tf.train.GradientDescentOptimizer(learning_rate).minimize(example.loss)
 
@@ -247,15 +248,23 @@ def run_executor(node_defs, device, feeds=(), num_fetches=0, step_id=1):
 # The tour itself
 # =============================================================================
 
-class _Tour:
-    """Prints numbered steps; `check` asserts and says what was checked."""
+# The tour's stages, in order: each step's title starts with its stage's name
+# (`python -m minitf` lists them in its help).
+STAGES = ("Graph", "GraphDef", "Pruning", "Kernel", "Executor", "Session", "Schedule",
+          "Devices", "Optimizer", "Checkpoint", "Result")
 
-    def __init__(self, total, out=None):
-        self.total = total
+
+class _Tour:
+    """Prints numbered steps, one per stage; `check` asserts and says what was checked."""
+
+    def __init__(self, out=None):
+        self.total = len(STAGES)
         self.number = 0
         self.out = out or sys.stdout
 
     def step(self, title, explanation):
+        stage = STAGES[self.number]
+        assert title.split(":")[0] == stage, "step %r out of order: %s comes next" % (title, stage)
         self.number += 1
         self.say("\n[%d/%d] %s" % (self.number, self.total, title))
         self.say("      " + explanation)
@@ -275,12 +284,12 @@ class _Tour:
 
 def run_tour(out=None):
     """The whole tour; raises AssertionError at the first step whose check fails."""
-    tour = _Tour(total=11, out=out)
+    tour = _Tour(out=out)
     tour.say("minitf tour: the running example, one layer of the runtime at a time")
     example = build_running_example()
     expected_out, expected_loss = reference()
 
-    tour.step("Graph: the running example (seed 001)",
+    tour.step("Graph: the running example, W * x + b",
               "out = W * x + b and loss = reduce_sum(square(out - y)) add Operations to a "
               "Graph; no arithmetic runs yet.")
     operations = example.graph.get_operations()
@@ -392,7 +401,7 @@ def run_tour(out=None):
     with tf.Session(graph=example.graph) as sess:
         sess.run(example.init)
         sess.run(train_op, {example.x: X_TRAIN, example.y: Y_TRAIN})
-        new_W, new_b = sess.run([example.W, example.b])  # noqa: N806 - the seed's names
+        new_W, new_b = sess.run([example.W, example.b])  # noqa: N806 - note 001's names
     expected_W, expected_b = reference_step()  # noqa: N806
     tour.show("after one step: W = %s, b = %s" % (_number(new_W), _number(new_b)))
     updates = [op.type for op in added if op.type == "ApplyGradientDescent"]

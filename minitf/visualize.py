@@ -248,11 +248,26 @@ def _rendezvous_lines(nodes, ids):
 
 
 def short_device_name(device):
-    """`/job:localhost/replica:0/task:0/device:CPU:1` -> `CPU:1` (other names unchanged)."""
-    marker = "/device:"
-    if marker in device:
-        return device[device.index(marker) + len(marker):]
-    return device
+    """A device or task name as a figure shows it.
+
+    `/job:localhost/replica:0/task:0/device:CPU:1` -> `CPU:1` (the one task of
+    a local session); a task of a cluster keeps its job and index:
+    `/job:ps/replica:0/task:0/device:CPU:0` -> `ps:0/CPU:0`,
+    `/job:worker/replica:0/task:1` -> `worker:1`. Other names are unchanged.
+    """
+    match = _FULL_NAME.match(device)
+    if match is None:
+        return device
+    task = "%s:%s" % (match.group("job"), match.group("task"))
+    if match.group("device") is None:
+        return task
+    if match.group("job") == "localhost":
+        return match.group("device")
+    return "%s/%s" % (task, match.group("device"))
+
+
+_FULL_NAME = re.compile(r"^/job:(?P<job>[^/]+)/replica:\d+/task:(?P<task>\d+)"
+                        r"(?:/device:(?P<device>[^/]+))?$")
 
 
 def _escape(text):
@@ -339,7 +354,9 @@ def transfers(partitions):
     dict `{device: [NodeDef]}`. A pair is matched by its `tensor_name` attr
     (the edge name of its rendezvous key); `tensor` is what the `_Send` reads
     (`^name` for a control edge, whose `_Send` reads a dummy constant) and
-    `consumers` the nodes that read the `_Recv`.
+    `consumers` the nodes that read the `_Recv`. A distributed step's
+    client-terminated `_Send`s and `_Recv`s (its fetches and feeds) are not
+    transfers between devices, and are left out.
     """
     nodes, _ = _as_nodes(partitions, None)
     by_name = {node.name: node for node in nodes}
@@ -349,7 +366,7 @@ def transfers(partitions):
         for text in node.input:
             consumers[graph_def_lib.parse_input(text)[0]].append(node.name)
     rows = []
-    for send in (n for n in nodes if n.op == "_Send"):
+    for send in (n for n in nodes if n.op == "_Send" and not n.attr.get("client_terminated")):
         recv = recvs.get(send.attr["tensor_name"])
         tensor = send.input[0]
         source = by_name.get(graph_def_lib.parse_input(tensor)[0])
@@ -369,13 +386,13 @@ def _is_control_dummy(node):
 
 def transfer_table(rows):
     """A fixed-width text table of Transfers: what goes where, and who reads it there."""
-    lines = ["%-22s %-8s %-8s %-22s %s" % ("tensor", "from", "to", "rendezvous edge",
-                                           "read by")]
-    for row in rows:
-        lines.append("%-22s %-8s %-8s %-22s %s" % (
-            row.tensor, short_device_name(row.send_device), short_device_name(row.recv_device),
-            row.tensor_name, _some(row.consumers)))
-    return "\n".join(lines)
+    table = [("tensor", "from", "to", "rendezvous edge", "read by")] + [
+        (row.tensor, short_device_name(row.send_device), short_device_name(row.recv_device),
+         row.tensor_name, _some(row.consumers)) for row in rows]
+    widths = [max([minimum] + [len(cells[i]) for cells in table])
+              for i, minimum in enumerate((22, 8, 8, 22))]
+    return "\n".join(" ".join(cell.ljust(width) for cell, width in zip(cells, widths))
+                     + " " + cells[-1] for cells in table).replace(" \n", "\n")
 
 
 def _some(names, shown=2):
@@ -400,8 +417,9 @@ def partition_listing(partitions):
 
 
 def _shorten_devices(text):
-    """Full device names in `text` (attrs of _Send/_Recv) as `CPU:1`."""
-    return re.sub(r"/job:[^/\s,}]+/replica:\d+/task:\d+/device:", "", text)
+    """Full device names in `text` (attrs of _Send/_Recv) as `short_device_name` writes them."""
+    return re.sub(r"/job:[^/\s,}]+/replica:\d+/task:\d+/device:[^/\s,}']+",
+                  lambda match: short_device_name(match.group(0)), text)
 
 
 # =============================================================================
@@ -538,6 +556,13 @@ def schedule_table(rows, show_device=False):
     return "\n".join(lines)
 
 
+# Mermaid draws a Gantt chart as wide as the page it is drawn in and its text at
+# 11 px, which a narrower column then scales down out of reach: drawn 900 px
+# wide with 14 px text, a chart reads at the width of a docs page or a notebook.
+_GANTT_CONFIG = ["---", "config:", "  gantt:", "    useWidth: 900", "    fontSize: 14",
+                 "    sectionFontSize: 14", "    barHeight: 22", "---"]
+
+
 def schedule_to_mermaid(step_stats, title="One step of the executor", lanes="thread"):
     """A Mermaid Gantt chart, one bar per node, in one section per lane.
 
@@ -554,8 +579,8 @@ def schedule_to_mermaid(step_stats, title="One step of the executor", lanes="thr
     if lanes not in ("thread", "device", "iteration"):
         raise ValueError("lanes must be 'thread', 'device' or 'iteration', not %r" % (lanes,))
     rows = schedule(step_stats)
-    lines = ["gantt", "    title %s (ms since the step began)" % title, "    dateFormat x",
-             "    axisFormat %S.%L"]
+    lines = _GANTT_CONFIG + ["gantt", "    title %s (ms since the step began)" % title,
+                             "    dateFormat x", "    axisFormat %S.%L"]
     sections = collections.OrderedDict()
     if lanes == "iteration":
         for row in sorted(rows, key=lambda r: (r.frame != "", r.start_us)):

@@ -11,7 +11,8 @@ from gpu_standin import STAND_IN_XP
 from minitf.device import device as device_lib
 
 _CHAPTERS = {"graph", "ops", "session", "executor", "kernels", "device", "autodiff", "train",
-             "layers", "feature_column", "saver", "course", "framework", "control_flow"}
+             "layers", "feature_column", "saver", "course", "framework", "observing",
+             "data", "distributed", "control_flow"}
 
 
 def pytest_collection_modifyitems(config, items):

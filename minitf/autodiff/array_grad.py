@@ -97,6 +97,18 @@ def _transpose_grad(op, grad):
     return [array_ops.transpose(grad, array_ops.invert_permutation(perm)), None]
 
 
+@RegisterGradient("Diag")
+def _diag_grad(op, grad):
+    """Only the diagonal entries came from the input: the gradient's diagonal."""
+    return array_ops.diag_part(grad)
+
+
+@RegisterGradient("DiagPart")
+def _diag_part_grad(op, grad):
+    """Each output entry is one diagonal entry of the input; the rest get zero."""
+    return array_ops.diag(grad)
+
+
 # =============================================================================
 # Joining and splitting: ConcatV2, Pack, Unpack, Split, SplitV, Tile
 # =============================================================================
@@ -501,6 +513,7 @@ NotDifferentiable("Rank")
 NotDifferentiable("Size")
 NotDifferentiable("InvertPermutation")
 NotDifferentiable("ConcatOffset")
+NotDifferentiable("Assert")  # a check, with no outputs (TensorFlow declares it in logging_ops.py)
 
 
 # =============================================================================

@@ -32,7 +32,7 @@ from minitf.ops import control_flow_ops
 from minitf.ops import control_flow_util
 from minitf.ops import math_ops
 
-for _op_type in ("LoopCond", "ControlTrigger", "Assert", "StackV2", "StackPushV2",
+for _op_type in ("LoopCond", "ControlTrigger", "StackV2", "StackPushV2",
                  "StackPopV2", "StackCloseV2"):
     NotDifferentiable(_op_type)
 

@@ -125,13 +125,24 @@ def _mul_grad(op, grad):
             _sum_to_shape(math_ops.multiply(x, grad), ry, sy))
 
 
+def _quotient_grad(op, grad, divide):
+    """d(x / y) = dx / y - x dy / y^2, each division made by `divide`."""
+    x, y = op.inputs
+    sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    return (_sum_to_shape(divide(grad, y), rx, sx),
+            _sum_to_shape(grad * divide(divide(-x, y), y), ry, sy))
+
+
 @RegisterGradient("RealDiv")
 def _real_div_grad(op, grad):
     """d(x / y) = dx / y - x dy / y^2."""
-    x, y = op.inputs
-    sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
-    return (_sum_to_shape(math_ops.realdiv(grad, y), rx, sx),
-            _sum_to_shape(grad * math_ops.realdiv(math_ops.realdiv(-x, y), y), ry, sy))
+    return _quotient_grad(op, grad, math_ops.realdiv)
+
+
+@RegisterGradient("DivNoNan")
+def _div_no_nan_grad(op, grad):
+    """As RealDiv's, with every division by y made safe: where y is 0 both gradients are 0."""
+    return _quotient_grad(op, grad, math_ops.div_no_nan)
 
 
 @RegisterGradient("FloorDiv")

@@ -15,7 +15,7 @@ live here; the modules follow the kinds of column:
 * `model_functions.py`: `input_layer` and `linear_model`.
 
 `utils.py` holds the argument checks the constructors share.
-`FixedLenFeature` and `VarLenFeature` (`parsing_config.py`) are the parse
+`FixedLenFeature` and `VarLenFeature` (`minitf/ops/parsing_config.py`) are the parse
 specs `make_parse_example_spec` returns; they are also `tf.FixedLenFeature`
 and `tf.VarLenFeature`.
 
@@ -34,8 +34,8 @@ from minitf.feature_column.embedding_columns import (embedding_column, indicator
                                                      shared_embedding_columns)
 from minitf.feature_column.model_functions import input_layer, linear_model
 from minitf.feature_column.numeric_columns import bucketized_column, numeric_column
-from minitf.feature_column.parsing_config import FixedLenFeature  # noqa: F401
-from minitf.feature_column.parsing_config import VarLenFeature  # noqa: F401
+from minitf.ops.parsing_config import FixedLenFeature  # noqa: F401
+from minitf.ops.parsing_config import VarLenFeature  # noqa: F401
 
 # FixedLenFeature/VarLenFeature are not tf.feature_column.* names in TF; minitf.__init__
 # exports them at the top level as tf.FixedLenFeature and tf.VarLenFeature.

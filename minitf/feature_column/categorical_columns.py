@@ -27,7 +27,6 @@ import collections
 
 import numpy as np
 
-from minitf.feature_column import parsing_config
 from minitf.feature_column import utils as fc_utils
 from minitf.feature_column.base import _CategoricalColumn
 from minitf.graph import dtypes
@@ -37,6 +36,7 @@ from minitf.graph.sparse_tensor import convert_to_tensor_or_sparse_tensor
 from minitf.ops import array_ops
 from minitf.ops import lookup_ops
 from minitf.ops import math_ops
+from minitf.ops import parsing_config
 from minitf.ops import string_ops
 
 __all__ = ["categorical_column_with_identity", "categorical_column_with_vocabulary_list",

@@ -18,11 +18,11 @@ Mirrors `crossed_column`, `_CrossedColumn` and `_collect_leaf_level_keys` of
 
 import collections
 
-from minitf.feature_column import parsing_config
 from minitf.feature_column.base import _CategoricalColumn
 from minitf.feature_column.base import _FeatureColumn
 from minitf.feature_column.categorical_columns import _HashedCategoricalColumn
 from minitf.graph import dtypes
+from minitf.ops import parsing_config
 from minitf.ops import sparse_ops
 
 __all__ = ["crossed_column"]

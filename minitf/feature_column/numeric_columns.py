@@ -18,7 +18,6 @@ Mirrors `numeric_column`, `bucketized_column`, `_NumericColumn` and
 
 import collections
 
-from minitf.feature_column import parsing_config
 from minitf.feature_column import utils as fc_utils
 from minitf.feature_column.base import _CategoricalColumn
 from minitf.feature_column.base import _DenseColumn
@@ -27,6 +26,7 @@ from minitf.graph import tensor_shape
 from minitf.graph.sparse_tensor import SparseTensor
 from minitf.ops import array_ops
 from minitf.ops import math_ops
+from minitf.ops import parsing_config
 from minitf.ops import string_ops
 
 __all__ = ["numeric_column", "bucketized_column"]

@@ -51,7 +51,8 @@ class StepState:
     that follow (those aborted receives) are consequences and are dropped.
     """
 
-    __slots__ = ("step_id", "rendezvous", "call_frame", "step_container", "error", "_lock")
+    __slots__ = ("step_id", "rendezvous", "call_frame", "step_container", "error", "_lock",
+                 "_on_abort")
 
     def __init__(self, step_id, rendezvous, call_frame):
         self.step_id = step_id
@@ -60,6 +61,7 @@ class StepState:
         self.step_container = {}
         self.error = None
         self._lock = threading.Lock()
+        self._on_abort = []
 
     @property
     def cancelled(self):
@@ -71,6 +73,22 @@ class StepState:
             if self.error is not None:
                 return False
             self.error = error
+            callbacks, self._on_abort = self._on_abort, []
         if self.rendezvous is not None:
             self.rendezvous.start_abort(error)
+        for callback in callbacks:
+            callback(error)
         return True
+
+    def on_abort(self, callback):
+        """Calls `callback(error)` when the step is aborted (at once if it already was).
+
+        An async kernel that waits for something outside the step (a queue's
+        next element) registers here so that a failed or timed-out step
+        releases it (TensorFlow's CancellationManager).
+        """
+        with self._lock:
+            if self.error is None:
+                self._on_abort.append(callback)
+                return
+        callback(self.error)

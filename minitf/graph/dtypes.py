@@ -171,9 +171,11 @@ uint16 = _define(17, "uint16", np.uint16)
 float16 = _define(19, "float16", np.float16)
 uint32 = _define(22, "uint32", np.uint32)
 uint64 = _define(23, "uint64", np.uint64)
-# A handle to state a kernel keeps for the step: the stacks of a loop's gradient, a
-# TensorArray. Its value is an object array naming the resource (see minitf/kernels).
+# A handle to a resource (an iterator, a stack of a loop's gradient, a TensorArray),
+# and a variant (a dataset, a serialized SparseTensor): each element is a Python
+# object, as a string tensor's is.
 resource = _define(20, "resource", np.object_)
+variant = _define(21, "variant", np.object_)
 
 half = float16
 float = float32  # noqa: A001 - TF's public alias

@@ -13,10 +13,31 @@ the control inputs of the enclosing `tf.control_dependencies` blocks, and
 the device scopes apply with the node's own device taking precedence. A node
 colocated with another (`_class: loc:@x`) takes that node's device.
 
+`graph_def` may come from TensorFlow (`tf.GraphDef.FromString` of a frozen
+model), so the importer checks every node against minitf's OpDefs before
+it creates a single op, and refuses what it does not know with TF 1.15's
+errors, naming the node and the op:
+
+- an op type minitf does not have is a NotFoundError ("Op type not
+  registered");
+- an attr the op's OpDef does not declare (newer TensorFlows added some,
+  such as MatMul's `grad_a` and `grad_b`, all false by default) is a
+  ValueError, TF 1.15's wrapping of its InvalidArgumentError ("NodeDef
+  mentions attr 'grad_a' not in Op<name=MatMul; ...>"). Attrs whose names
+  start with "_" are the runtime's own and pass. As in TF 1.15, an unknown
+  attr is dropped instead when `producer_op_list` (the OpDefs of the
+  program that wrote the graph, which a meta graph carries as its
+  `stripped_op_list`) says that it has exactly its default value: a
+  newer op's attr at its default changes nothing. Without that list minitf
+  cannot know the default and refuses, as TF 1.15 does; TensorFlow's answer
+  for old readers is to write graphs with default attrs stripped
+  (`strip_default_attrs=True`).
+
 Mirrors `tensorflow/python/framework/importer.py` and the C++ importer
 `tensorflow/core/graph/graph_constructor.cc`.
 """
 
+from minitf.graph import errors
 from minitf.graph import graph_def as graph_def_lib
 from minitf.framework import op_def as op_def_lib
 from minitf.graph import ops
@@ -26,9 +47,10 @@ from minitf.graph import tensor_conversion
 def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
                      op_dict=None, producer_op_list=None):
     """Imports `graph_def` into the default graph; returns the requested elements (or None)."""
-    del op_dict, producer_op_list  # accepted for compatibility; TF ignores them too
-    if not isinstance(graph_def, graph_def_lib.GraphDef):
-        raise TypeError("graph_def must be a GraphDef proto.")
+    del op_dict  # accepted for compatibility; TF ignores it too
+    graph_def = _as_graph_def(graph_def)
+    if producer_op_list is not None:
+        graph_def = _remove_default_attrs(producer_op_list, graph_def)
     input_map = _check_input_map(input_map)
     return_elements = _check_return_elements(return_elements)
     graph = ops.get_default_graph()
@@ -53,6 +75,45 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
 
 
 # --- checking the arguments -------------------------------------------------------
+
+def _as_graph_def(graph_def):
+    """minitf's GraphDef, or TensorFlow's message (minitf's or TensorFlow's own module) as one."""
+    if isinstance(graph_def, graph_def_lib.GraphDef):
+        return graph_def
+    descriptor = getattr(type(graph_def), "DESCRIPTOR", None)
+    if getattr(descriptor, "full_name", None) == "tensorflow.GraphDef":
+        return graph_def_lib.GraphDef.FromString(graph_def.SerializeToString())
+    raise TypeError("graph_def must be a GraphDef proto.")
+
+
+def _remove_default_attrs(producer_op_list, graph_def):
+    """A copy without the attrs minitf's OpDefs lack but the producer's give, at their default.
+
+    `producer_op_list` has an `op` list of OpDefs (minitf's, or TensorFlow's
+    messages). TF's `_RemoveDefaultAttrs`.
+    """
+    producer_op_defs = {op.name: _as_op_def(op) for op in producer_op_list.op}
+    nodes = []
+    for node in graph_def.node:
+        producer = producer_op_defs.get(node.op)
+        if producer is not None and op_def_lib.is_registered(node.op):
+            known = op_def_lib.get_op_def(node.op).attrs
+            node = node.copy()
+            for name in [n for n in node.attr if n not in known and n in producer.attrs]:
+                default = producer.attrs[name]
+                if default.has_default and graph_def_lib.attr_values_equal(node.attr[name],
+                                                                          default.default):
+                    del node.attr[name]
+        nodes.append(node)
+    return graph_def_lib.GraphDef(nodes, graph_def.version)
+
+
+def _as_op_def(op):
+    if isinstance(op, op_def_lib.OpDef):
+        return op
+    from minitf.graph import graph_def_proto  # noqa: PLC0415 - protobuf is loaded only when used
+    return graph_def_proto.op_def_from_proto(op)
+
 
 def _check_input_map(input_map):
     if input_map is None:
@@ -116,8 +177,26 @@ def _op_def(node):
     try:
         return op_def_lib.get_op_def(node.op)
     except KeyError:
-        raise ValueError("Node '%s': Op type not registered '%s'" % (node.name, node.op)) \
-            from None
+        raise errors.NotFoundError(
+            None, None, "Node '%s': Op type not registered '%s' in binary running on this "
+            "host. Make sure the Op and Kernel are registered in the binary running in this "
+            "process (minitf has no op of this type)." % (node.name, node.op)) from None
+
+
+def _check_attrs_known(node, op_def):
+    """TF's ValidateNodeDef: the node sets every attr its op needs, and only those (or "_x")."""
+    for name, attr in op_def.attrs.items():
+        if name not in node.attr and not attr.has_default:
+            raise ValueError("NodeDef missing attr '%s' from Op<name=%s; attrs=%s>; NodeDef: "
+                             "{{node %s}}" % (name, node.op, ", ".join(op_def.attrs),
+                                              node.name))
+    for name in sorted(node.attr):
+        if name not in op_def.attrs and not name.startswith("_"):
+            raise ValueError(
+                "NodeDef mentions attr '%s' not in Op<name=%s; attrs=%s>; NodeDef: {{node %s}}. "
+                "(Check whether your GraphDef-interpreting binary is up to date with your "
+                "GraphDef-generating binary.)." % (name, node.op, ", ".join(op_def.attrs),
+                                                   node.name))
 
 
 def _num_outputs(node):
@@ -192,6 +271,7 @@ def _check_nodes(graph, order, input_map, new_names):
     output_dtypes = {}
     for node in order:
         op_def = _op_def(node)
+        _check_attrs_known(node, op_def)
         attrs = op_def.attrs_with_defaults(dict(node.attr))
         output_dtypes[node.name] = op_def.output_dtypes(attrs)
         expected = op_def.input_dtypes(attrs)

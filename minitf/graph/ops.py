@@ -630,8 +630,7 @@ class Graph:
             if not isinstance(t, Tensor):
                 raise TypeError("Input #%d is not a tensor: %s" % (i, t))
             if t.graph is not self:
-                raise ValueError("Tensor %s must be from the same graph as the op being "
-                                 "created (%s)." % (t.name, name or op_type))
+                inputs[i] = self._capture(t, name or op_type)
         if op_def is None:
             op_def = op_def_lib.get_op_def(op_type)
         attrs = dict(attrs or {})
@@ -978,6 +977,11 @@ class Graph:
     def building_function(self):
         return False
 
+    def _capture(self, tensor, op_name):
+        """A tensor of another graph as an input here: an error, except in a function's graph."""
+        raise ValueError("Tensor %s must be from the same graph as the op being created (%s)."
+                         % (tensor.name, op_name))
+
 
 def _scope_name_as_str(name):
     if isinstance(name, bytes):
@@ -1139,6 +1143,9 @@ def _get_graph_from_inputs(values):
 
     ValueError when they come from different graphs.
     """
+    current = get_default_graph()
+    if current.building_function:  # a function's graph captures the tensors of outer graphs
+        return current
     original = None
     for value in values or ():
         element = _as_graph_element_or_none(value)

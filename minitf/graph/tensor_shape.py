@@ -160,8 +160,17 @@ def dimension_at_index(shape, index):
     return shape.dims[index]
 
 
+def _is_shape_proto(value):
+    """A TensorShapeProto, known by its fields (this module does not import protobuf)."""
+    return hasattr(value, "unknown_rank") and hasattr(value, "dim")
+
+
 class TensorShape:
-    """The static shape of a tensor: a list of Dimensions, or unknown rank."""
+    """The static shape of a tensor: a list of Dimensions, or unknown rank.
+
+    Made from a list of dims (None where unknown), None (unknown rank), or a
+    TensorShapeProto.
+    """
 
     def __init__(self, dims):
         if dims is None:
@@ -171,6 +180,9 @@ class TensorShape:
                             "convert to an int: %s" % (dims,))
         elif isinstance(dims, TensorShape):
             self._dims = None if dims.dims is None else list(dims.dims)
+        elif _is_shape_proto(dims):
+            self._dims = None if dims.unknown_rank else [
+                as_dimension(None if d.size == -1 else d.size) for d in dims.dim]
         else:
             try:
                 dims_iter = iter(dims)
@@ -342,7 +354,13 @@ class TensorShape:
             raise ValueError("Shape %s is not fully defined" % self)
 
     def as_proto(self):
-        return None if self._dims is None else self.as_list()
+        """This shape as a TensorShapeProto (-1 for an unknown dimension)."""
+        from minitf.proto import tensor_shape_pb2  # noqa: PLC0415 - loaded only when used
+        if self._dims is None:
+            return tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
+        return tensor_shape_pb2.TensorShapeProto(dim=[
+            tensor_shape_pb2.TensorShapeProto.Dim(size=-1 if d.value is None else d.value)
+            for d in self._dims])
 
 
 def as_shape(shape):

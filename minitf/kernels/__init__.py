@@ -9,3 +9,4 @@ Mirrors `tensorflow/core/kernels/`.
 """
 
 from minitf.kernels import cpu  # noqa: F401  registers the built-in kernels
+from minitf.kernels import data  # noqa: F401  registers the kernels of tf.data

@@ -45,7 +45,7 @@ _BaseSlice = slice
 
 __all__ = ["unique", 
     "placeholder", "placeholder_with_default", "identity", "identity_n", "stop_gradient",
-    "reshape", "transpose", "expand_dims", "squeeze", "invert_permutation",
+    "reshape", "transpose", "expand_dims", "squeeze", "invert_permutation", "diag", "diag_part",
     "concat", "stack", "unstack", "split", "tile", "pad",
     "slice", "strided_slice", "gather", "gather_nd", "boolean_mask", "reverse", "reverse_v2",
     "one_hot", "fill", "zeros", "ones", "zeros_like", "ones_like",
@@ -206,6 +206,16 @@ def _reversed_dimensions(a):
 def invert_permutation(x, name=None):
     """The permutation y with y[x[i]] = i."""
     return apply_op("InvertPermutation", name=name, x=x)
+
+
+def diag(diagonal, name=None):
+    """The tensor of rank 2k with `diagonal` (rank k) on its diagonal, zeros elsewhere."""
+    return apply_op("Diag", name=name, diagonal=diagonal)
+
+
+def diag_part(input, name=None):  # noqa: A002 - TF's argument name
+    """The diagonal of a tensor of rank 2k: `input[i, ..., i, ...]`, of rank k."""
+    return apply_op("DiagPart", name=name, input=input)
 
 
 # =============================================================================

@@ -42,7 +42,8 @@ from minitf.ops import array_ops
 
 __all__ = [
     # binary arithmetic
-    "add", "subtract", "multiply", "scalar_mul", "divide", "truediv", "div", "realdiv",
+    "add", "subtract", "multiply", "scalar_mul", "divide", "truediv", "div", "div_no_nan",
+    "realdiv",
     "floordiv", "mod", "floormod", "pow", "maximum", "minimum", "squared_difference",
     # unary
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin",
@@ -169,6 +170,14 @@ def divide(x, y, name=None):
         # As for `2 / tensor`: the Python operand takes the tensor's dtype.
         x = convert_to_tensor(x, dtype=y.dtype.base_dtype)
     return truediv(x, y, name=name)
+
+
+def div_no_nan(x, y, name=None):
+    """x / y elementwise, and 0 where y is 0: a ratio whose empty denominator means zero."""
+    with ops.name_scope(name, "div_no_nan", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+        return apply_op("DivNoNan", name=scope, x=x, y=y)
 
 
 def div(x, y, name=None):

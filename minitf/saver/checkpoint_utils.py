@@ -61,9 +61,13 @@ class CheckpointReader:
 
     def debug_string(self):
         """One line per tensor, "name (dtype) [shape]", as bytes."""
-        lines = ["%s (%s) %s\n" % (name, entry.dtype.name, entry.shape)
+        lines = ["%s (%s) %s\n" % (name, _dtype_name(entry), entry.shape)
                  for name, entry in sorted(self._reader.entries.items())]
         return "".join(lines).encode("utf-8")
+
+
+def _dtype_name(entry):
+    return entry.dtype.name if entry.dtype is not None else "dtype %d" % entry.dtype_enum
 
 
 def NewCheckpointReader(filepattern):  # noqa: N802 - TF's public name

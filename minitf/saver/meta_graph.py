@@ -5,7 +5,7 @@ without the model code, that process also needs the graph itself, the
 collections that say which ops matter (`train_op`, `losses`, the variables)
 and how the Saver's own nodes are named. A `MetaGraphDef` is exactly that:
 
-    meta_info_def   versions, tags and the op types the graph uses
+    meta_info_def   versions, tags and the OpDefs of the ops the graph uses
     graph_def       the GraphDef (with each node's output shapes)
     saver_def       the Saver's SaverDef, or None
     collection_def  {collection name: CollectionDef}
@@ -29,33 +29,34 @@ Saver builds on meta graphs, and this module does not know the Saver.
 A collection is stored by the kind of its items (the first item decides, as
 in TF):
 
-| kind            | items                       | stored as                                   |
+| kind            | items                       | stored in TensorFlow's CollectionDef as     |
 |-----------------|-----------------------------|---------------------------------------------|
-| `variable_list` | Variables                   | VariableDefs: the names of their nodes      |
+| `variable_list` | Variables, under a variable | `bytes_list` of serialized VariableDefs     |
+|                 | collection's key            | (the names of their nodes)                  |
+| `saver_list`    | Savers, under `savers`      | `bytes_list` of serialized SaverDefs        |
 | `node_list`     | Operations, Tensors         | names ("train", "loss:0")                   |
-| `bytes_list`    | str, bytes                  | tagged strings (`{"s": ...}`, `{"b": ...}`) |
+| `bytes_list`    | str, bytes                  | bytes                                       |
 | `int64_list`    | ints                        | ints                                        |
-| `float_list`    | floats                      | tagged floats (`{"f": 0.5}`, `{"f": "nan"}`)|
-| `saver_list`    | Savers                      | SaverDefs                                   |
+| `float_list`    | floats                      | float32s                                    |
 
 A collection of anything else (or of mixed kinds) is left out with a
 warning, as TF does. Like TF, strings come back as bytes, and an import
 scope is prepended to them as if they were node names.
 
-The file is JSON (`as_text=True` indents it); no pickle is involved, so
-reading one runs no code. The GraphDef inside uses `GraphDef.to_json`'s
-format and the tagged attr encoding of `minitf/graph/graph_def.py`.
+The file is TensorFlow's MetaGraphDef protocol buffer
+(`meta_graph_proto.py`): TensorFlow's `import_meta_graph` reads minitf's
+`.meta` files and minitf reads TensorFlow's. `as_text=True` writes
+TensorFlow's text format instead, which the reader also accepts. Reading
+one runs no code.
 
 `tf.train.write_graph` writes a GraphDef (or a MetaGraphDef) to a file,
 atomically: readers see the old file or the new one, never half of one.
 
-Differences from TensorFlow: the file is JSON rather than a protobuf;
-`stripped_op_list` holds op type names rather than whole OpDefs; a
-collection of Variables under any key (not only the standard variable
-collections) comes back as Variables; a graph exported with `export_scope`
-whose nodes read tensors from outside the scope records those
-"unbound inputs" as TF does, but cannot be imported (minitf's
-`import_graph_def` maps only inputs of nodes the GraphDef holds).
+Differences from TensorFlow: a graph exported with `export_scope` whose
+nodes read tensors from outside the scope records those "unbound inputs"
+as TF does, but cannot be imported (minitf's `import_graph_def` maps only
+inputs of nodes the GraphDef holds); signature defs are kept as
+TensorFlow's messages, untouched.
 
 Mirrors `tensorflow/python/framework/meta_graph.py`,
 `tensorflow/python/training/saver.py` (`export_meta_graph`),
@@ -64,7 +65,6 @@ Mirrors `tensorflow/python/framework/meta_graph.py`,
 """
 
 import copy
-import json
 import logging
 import os
 import re
@@ -94,33 +94,28 @@ _SAVE_AND_RESTORE_OPS = ("SaveV2", "Save", "SaveSlice", "MergeV2Checkpoints", "R
 # The MetaGraphDef as data
 # =============================================================================
 
+class OpList:
+    """The OpDefs (`minitf/framework/op_def.py`) of the ops a graph uses (TF's `OpList`)."""
+
+    def __init__(self, op=None):
+        self.op = list(op or [])
+
+    def __repr__(self):
+        return "OpList(%s)" % ", ".join(op.name for op in self.op)
+
+
 class MetaInfoDef:
-    """Facts about the meta graph: versions, tags, the op types its graph uses."""
+    """Facts about the meta graph: versions, tags, the OpDefs of the ops its graph uses."""
 
     def __init__(self, meta_graph_version="", stripped_op_list=None, tags=None,
                  tensorflow_version="", tensorflow_git_version="",
                  stripped_default_attrs=False):
         self.meta_graph_version = meta_graph_version
-        self.stripped_op_list = list(stripped_op_list or [])
+        self.stripped_op_list = stripped_op_list if stripped_op_list is not None else OpList()
         self.tags = list(tags or [])
         self.tensorflow_version = tensorflow_version
         self.tensorflow_git_version = tensorflow_git_version
         self.stripped_default_attrs = stripped_default_attrs
-
-    def to_dict(self):
-        return {"meta_graph_version": self.meta_graph_version,
-                "stripped_op_list": list(self.stripped_op_list), "tags": list(self.tags),
-                "tensorflow_version": self.tensorflow_version,
-                "tensorflow_git_version": self.tensorflow_git_version,
-                "stripped_default_attrs": self.stripped_default_attrs}
-
-    @classmethod
-    def from_dict(cls, data):
-        _expect_fields(data, "meta_info_def", {
-            "meta_graph_version": str, "stripped_op_list": list, "tags": list,
-            "tensorflow_version": str, "tensorflow_git_version": str,
-            "stripped_default_attrs": bool})
-        return cls(**data)
 
 
 class VariableDef:
@@ -145,14 +140,6 @@ class VariableDef:
         self.aggregation = aggregation
         self.is_resource = is_resource
 
-    def to_dict(self):
-        return {field: getattr(self, field) for field in self.FIELDS}
-
-    @classmethod
-    def from_dict(cls, data):
-        _expect_fields(data, "a VariableDef", cls.FIELDS)
-        return cls(**data)
-
     def __repr__(self):
         return "VariableDef(%r)" % self.variable_name
 
@@ -176,21 +163,21 @@ class SaverDef:
         self.version = version
 
     def to_dict(self):
-        return {field: getattr(self, field) for field in self.FIELDS}
+        return saver_def_as_dict(self)
 
     @classmethod
     def from_dict(cls, data):
-        data = dict(data) if isinstance(data, dict) else data
-        if isinstance(data, dict) and isinstance(data.get("keep_checkpoint_every_n_hours"), int):
-            data["keep_checkpoint_every_n_hours"] = float(data["keep_checkpoint_every_n_hours"])
-        _expect_fields(data, "a SaverDef", cls.FIELDS)
+        """A SaverDef from a dict of its fields (ValueError naming an unknown one)."""
+        unknown = set(data) - set(cls.FIELDS)
+        if unknown:
+            raise ValueError("a SaverDef has no fields %s" % sorted(unknown))
         return cls(**data)
 
     def __eq__(self, other):
-        return isinstance(other, SaverDef) and self.to_dict() == other.to_dict()
+        return isinstance(other, SaverDef) and saver_def_as_dict(self) == saver_def_as_dict(other)
 
     def __repr__(self):
-        return "SaverDef(%r)" % self.to_dict()
+        return "SaverDef(%r)" % saver_def_as_dict(self)
 
 
 def saver_def_as_dict(saver_def):
@@ -220,63 +207,20 @@ class CollectionDef:
     def WhichOneof(self, oneof_group="kind"):  # noqa: N802 - the protobuf method name
         return self.kind
 
-    def to_dict(self):
-        encode = {"bytes_list": _bytes_to_json,
-                  "float_list": graph_def_lib.attr_to_json,
-                  "variable_list": lambda v: v.to_dict(),
-                  "saver_list": saver_def_as_dict}.get(self.kind, lambda v: v)
-        return {self.kind: [encode(v) for v in self.value]}
-
-    @classmethod
-    def from_dict(cls, data, key):
-        where = "collection %r" % key
-        _expect(isinstance(data, dict) and len(data) == 1 and next(iter(data)) in cls.KINDS,
-                "%s must be an object with one key, its kind (one of %s)"
-                % (where, ", ".join(cls.KINDS)))
-        (kind, values), = data.items()
-        _expect(isinstance(values, list), "%s: the values must be a list" % where)
-        return cls(kind, [_decode_collection_value(kind, v, where) for v in values])
-
     def __repr__(self):
         return "CollectionDef(%s, %d values)" % (self.kind, len(self.value))
-
-
-def _bytes_to_json(value):
-    """`{"s": text}` when the bytes are UTF-8 (readable), else `{"b": base64}`."""
-    try:
-        return {"s": value.decode("utf-8")}
-    except UnicodeDecodeError:
-        return graph_def_lib.attr_to_json(value)
-
-
-def _decode_collection_value(kind, value, where):
-    if kind == "node_list":
-        _expect(isinstance(value, str), "%s: node names must be strings" % where)
-        return value
-    if kind == "int64_list":
-        _expect(graph_def_lib._is_int(value), "%s: int64_list holds ints" % where)
-        return value
-    if kind == "variable_list":
-        return VariableDef.from_dict(value)
-    if kind == "saver_list":
-        return SaverDef.from_dict(value)
-    decoded = graph_def_lib.attr_from_json(value)
-    if kind == "bytes_list":
-        _expect(isinstance(decoded, (str, bytes)), "%s: bytes_list holds strings" % where)
-        return decoded.encode("utf-8") if isinstance(decoded, str) else decoded
-    _expect(isinstance(decoded, float), "%s: float_list holds floats" % where)
-    return decoded
 
 
 class MetaGraphDef:
     """A GraphDef with its collections, its SaverDef and facts about it (`meta_graph.proto`)."""
 
     def __init__(self, meta_info_def=None, graph_def=None, saver_def=None,
-                 collection_def=None):
+                 collection_def=None, signature_def=None):
         self.meta_info_def = meta_info_def or MetaInfoDef()
         self.graph_def = graph_def or graph_def_lib.GraphDef()
         self.saver_def = saver_def
         self.collection_def = dict(collection_def or {})
+        self.signature_def = dict(signature_def or {})  # {key: TensorFlow's SignatureDef}
 
     def HasField(self, name):  # noqa: N802 - the protobuf method name
         return getattr(self, name, None) is not None
@@ -287,54 +231,30 @@ class MetaGraphDef:
             "a SaverDef" if self.saver_def is not None else "no SaverDef")
 
     def __eq__(self, other):
-        return isinstance(other, MetaGraphDef) and self.to_json() == other.to_json()
-
-    def to_json(self, indent=None):
-        """The MetaGraphDef as JSON text (indented when `indent` is given)."""
-        data = {"format_version": FORMAT_VERSION,
-                "meta_info_def": self.meta_info_def.to_dict(),
-                "graph_def": json.loads(self.graph_def.to_json()),
-                "saver_def": (None if self.saver_def is None
-                              else saver_def_as_dict(self.saver_def)),
-                "collection_def": {key: self.collection_def[key].to_dict()
-                                   for key in sorted(self.collection_def)}}
-        return json.dumps(data, indent=indent, allow_nan=False)
-
-    @classmethod
-    def from_json(cls, text):
-        """Parses `to_json`'s output; ValueError (saying what is wrong) for anything else."""
-        if isinstance(text, (bytes, bytearray)):
-            text = bytes(text).decode("utf-8", errors="strict")
-        if not isinstance(text, str):
-            raise TypeError("MetaGraphDef.from_json expects str or bytes, got %s"
-                            % type(text).__name__)
-        try:
-            data = json.loads(text)
-        except ValueError as e:
-            raise ValueError("Malformed MetaGraphDef JSON: %s" % e) from None
-        _expect(isinstance(data, dict), "MetaGraphDef JSON must be an object")
-        _expect(data.get("format_version") == FORMAT_VERSION,
-                "Unsupported MetaGraphDef format version %r (expected %d)"
-                % (data.get("format_version"), FORMAT_VERSION))
-        unknown = set(data) - {"format_version", "meta_info_def", "graph_def", "saver_def",
-                               "collection_def"}
-        _expect(not unknown, "MetaGraphDef has unknown fields %s" % sorted(unknown))
-        collections = data.get("collection_def", {})
-        _expect(isinstance(collections, dict), "'collection_def' must be an object")
-        saver_def = data.get("saver_def")
-        return cls(
-            meta_info_def=MetaInfoDef.from_dict(data.get("meta_info_def", {})),
-            graph_def=graph_def_lib.GraphDef.from_json(json.dumps(data.get("graph_def", {}))),
-            saver_def=None if saver_def is None else SaverDef.from_dict(saver_def),
-            collection_def={key: CollectionDef.from_dict(value, key)
-                            for key, value in collections.items()})
+        return (isinstance(other, MetaGraphDef)
+                and self.SerializeToString() == other.SerializeToString())
 
     def SerializeToString(self):  # noqa: N802 - the protobuf method name
-        return self.to_json().encode("utf-8")
+        """The bytes of TensorFlow's MetaGraphDef message (what a `.meta` file holds)."""
+        from minitf.saver import meta_graph_proto  # noqa: PLC0415 - cycle: it imports this module
+        return meta_graph_proto.serialize(self)
 
     @classmethod
     def FromString(cls, data):  # noqa: N802 - the protobuf method name
-        return cls.from_json(data)
+        """Parses a MetaGraphDef message's bytes; ValueError when they are not one."""
+        from minitf.saver import meta_graph_proto  # noqa: PLC0415 - cycle: it imports this module
+        return meta_graph_proto.parse(bytes(data))
+
+    def to_text(self):
+        """The MetaGraphDef in TensorFlow's text format."""
+        from minitf.saver import meta_graph_proto  # noqa: PLC0415 - cycle: it imports this module
+        return meta_graph_proto.to_text(self)
+
+    @classmethod
+    def from_text(cls, text):
+        """Parses TensorFlow's text format of a MetaGraphDef; ValueError when it is not one."""
+        from minitf.saver import meta_graph_proto  # noqa: PLC0415 - cycle: it imports this module
+        return meta_graph_proto.from_text(text)
 
 
 # =============================================================================
@@ -353,7 +273,7 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
       graph_def: the GraphDef to store; default `graph.as_graph_def(add_shapes=True)`.
       saver_def: the SaverDef of the Saver that restores this graph, or None.
       collection_list: the collection names to store; default all of the graph's.
-      as_text: write indented, readable JSON instead of compact JSON.
+      as_text: write TensorFlow's text format instead of the binary message.
       export_scope: store only the nodes (and collection items) under this
         name scope, with the scope stripped from their names.
       clear_devices: drop every node's device, to import it anywhere.
@@ -361,7 +281,8 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         and the `savers` collection.
       strip_default_attrs: drop attrs whose value is their OpDef's default.
       save_debug_info: also write `<filename minus extension>.debug`: each
-        node's creation stack (file, line, function), as JSON.
+        node's creation stack (file, line, function), as TensorFlow's
+        GraphDebugInfo message (in its text format when `as_text`).
     """
     unbound_inputs_col_name = kwargs.pop("unbound_inputs_col_name", "unbound_inputs")
     if kwargs:
@@ -399,13 +320,14 @@ def export_meta_graph(filename=None, meta_info_def=None, graph_def=None, saver_d
         write_graph(meta_graph_def, os.path.dirname(filename), os.path.basename(filename),
                     as_text=as_text)
         if save_debug_info:
-            _write_debug_info(graph, meta_graph_def, filename, export_scope)
+            _write_debug_info(graph, meta_graph_def, filename, export_scope, as_text)
     return meta_graph_def
 
 
 def _meta_info_def(meta_info_def, nodes, strip_default_attrs):
     info = copy.deepcopy(meta_info_def) if meta_info_def is not None else MetaInfoDef()
-    info.stripped_op_list = sorted({node.op for node in nodes})
+    info.stripped_op_list = OpList([op_def_lib.get_op_def(op) for op in sorted({n.op for n in nodes})
+                                    if op_def_lib.is_registered(op)])
     info.tensorflow_version = info.tensorflow_version or versions.__version__
     info.stripped_default_attrs = bool(strip_default_attrs)
     return info
@@ -443,8 +365,7 @@ def _strip_default_attrs(node):
         return
     for name, attr in op_def_lib.get_op_def(node.op).attrs.items():
         if (attr.has_default and name in node.attr
-                and graph_def_lib.attr_to_json(node.attr[name])
-                == graph_def_lib.attr_to_json(attr.default)):
+                and graph_def_lib.attr_values_equal(node.attr[name], attr.default)):
             del node.attr[name]
 
 
@@ -474,8 +395,8 @@ def _collection_def(graph, key, export_scope, exclude):
              if _item_in_export(item, export_scope, exclude)]
     if not items:
         return None
-    kind = _kind_of(items[0])
-    problem = _unstorable(items, kind)
+    kind = _kind_of(items[0], key)
+    problem = _unstorable(items, kind, key)
     if problem:
         _logger.warning("Issue encountered when serializing: %s.\nType is unsupported, or the "
                         "types of the items don't match field type in CollectionDef. Note "
@@ -496,8 +417,17 @@ def _collection_def(graph, key, export_scope, exclude):
     return CollectionDef(kind, values)
 
 
-def _kind_of(item):
-    if isinstance(item, variables.Variable):
+# The collections whose items TensorFlow stores as serialized protos, by key
+# (TF's `ops.register_proto_function`): a Variable elsewhere is stored by name.
+VARIABLE_COLLECTIONS = frozenset([
+    ops.GraphKeys.GLOBAL_VARIABLES, ops.GraphKeys.TRAINABLE_VARIABLES,
+    ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.MODEL_VARIABLES,
+    ops.GraphKeys.MOVING_AVERAGE_VARIABLES, ops.GraphKeys.GLOBAL_STEP, "metric_variables"])
+SAVER_COLLECTIONS = frozenset([ops.GraphKeys.SAVERS])
+
+
+def _kind_of(item, key):
+    if isinstance(item, variables.Variable) and key in VARIABLE_COLLECTIONS:
         return "variable_list"
     if isinstance(item, (str, bytes)):
         return "bytes_list"
@@ -505,12 +435,12 @@ def _kind_of(item):
         return "int64_list"
     if isinstance(item, (float, np.floating)):
         return "float_list"
-    if _is_saver(item):
+    if _is_saver(item) and key in SAVER_COLLECTIONS:
         return "saver_list"
     return "node_list"
 
 
-def _unstorable(items, kind):
+def _unstorable(items, kind, key):
     """Why `items` cannot be stored as `kind` (a message), or None when they can."""
     for item in items:
         if kind == "node_list":
@@ -518,7 +448,7 @@ def _unstorable(items, kind):
                 return "%r is not an Operation, a Tensor or a Variable" % (item,)
         elif kind == "variable_list" and not isinstance(item, variables.Variable):
             return "%r is not a Variable, as the collection's first item is" % (item,)
-        elif kind != "variable_list" and _kind_of(item) != kind:
+        elif kind != "variable_list" and _kind_of(item, key) != kind:
             return "%r does not fit a %s" % (item, kind)
     return None
 
@@ -552,16 +482,26 @@ def _variable_def(variable, export_scope):
         aggregation=variable.aggregation.value)
 
 
-def _write_debug_info(graph, meta_graph_def, filename, export_scope):
+def _write_debug_info(graph, meta_graph_def, filename, export_scope, as_text):
     """Each exported node's creation stack, for error messages about a loaded graph."""
-    stacks = {}
+    from google.protobuf import text_format  # noqa: PLC0415 - protobuf is loaded only when used
+    from minitf.proto import graph_debug_info_pb2  # noqa: PLC0415 - only when used
+    info = graph_debug_info_pb2.GraphDebugInfo()
+    file_index = {}
     for node in meta_graph_def.graph_def.node:
         full_name = export_scope + "/" + node.name if export_scope else node.name
         op = graph._nodes_by_name.get(full_name)
-        if op is not None:
-            stacks[node.name] = [list(frame) for frame in op.traceback]
-    _atomic_write(os.path.splitext(filename)[0] + ".debug",
-                  json.dumps({"traces": stacks}, indent=1).encode("utf-8"))
+        if op is None:
+            continue
+        trace = info.traces[node.name]
+        for file_name, line, function in op.traceback:
+            if file_name not in file_index:
+                file_index[file_name] = len(info.files)
+                info.files.append(file_name)
+            trace.file_line_cols.add(file_index=file_index[file_name], line=line, func=function)
+    content = (text_format.MessageToString(info).encode("utf-8") if as_text
+               else info.SerializeToString(deterministic=True))
+    _atomic_write(os.path.splitext(filename)[0] + ".debug", content)
 
 
 # =============================================================================
@@ -586,7 +526,8 @@ def import_scoped_meta_graph_with_return_elements(
         scope = graph.unique_name(import_scope, mark_as_used=False) if import_scope else ""
         returned = importer.import_graph_def(
             _graph_def_to_import(meta_graph_def.graph_def, clear_devices),
-            input_map=input_map, return_elements=return_elements, name=import_scope or "")
+            input_map=input_map, return_elements=return_elements, name=import_scope or "",
+            producer_op_list=meta_graph_def.meta_info_def.stripped_op_list)
         _restore_collections(graph, meta_graph_def, scope, unbound_inputs_col_name,
                              restore_collections_predicate, saver_from_def)
     return scope, returned
@@ -599,7 +540,11 @@ def read_meta_graph_file(filename):
     with open(filename, "rb") as f:
         content = f.read()
     try:
-        return MetaGraphDef.from_json(content)
+        return MetaGraphDef.FromString(content)
+    except ValueError:
+        pass  # not the binary message: perhaps its text format, as TF tries next
+    try:
+        return MetaGraphDef.from_text(content)
     except (ValueError, UnicodeDecodeError) as e:
         raise OSError("Cannot parse file %s: %s." % (filename, e)) from None
 
@@ -667,8 +612,9 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
     """Writes a graph's GraphDef to `logdir/name`, atomically; returns the path.
 
     `graph_or_graph_def` is a Graph, a GraphDef or a MetaGraphDef. With
-    `as_text` the JSON is indented for reading; otherwise it is compact.
-    Either form loads back with `GraphDef.from_json` (or `FromString`).
+    `as_text` it is written in TensorFlow's text format; otherwise as the
+    bytes of TensorFlow's message (`GraphDef.FromString` reads them, and so
+    does TensorFlow).
     """
     if isinstance(graph_or_graph_def, ops.Graph):
         graph_def = graph_or_graph_def.as_graph_def()
@@ -681,11 +627,17 @@ def write_graph(graph_or_graph_def, logdir, name, as_text=True):
         os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
     if as_text:
-        content = json.dumps(json.loads(graph_def.to_json()), indent=1) + "\n"
-        _atomic_write(path, content.encode("utf-8"))
+        _atomic_write(path, _as_text(graph_def).encode("utf-8"))
     else:
         _atomic_write(path, graph_def.SerializeToString())
     return path
+
+
+def _as_text(graph_def):
+    if isinstance(graph_def, MetaGraphDef):
+        return graph_def.to_text()
+    from minitf.graph import graph_def_proto  # noqa: PLC0415 - protobuf is loaded only when used
+    return graph_def_proto.graph_def_to_text(graph_def)
 
 
 def _atomic_write(path, data):
@@ -742,20 +694,3 @@ def _op_name(tensor_name):
 
 def _scope_of(node_name):
     return node_name.rsplit("/", 1)[0] if "/" in node_name else ""
-
-
-def _expect(condition, message):
-    if not condition:
-        raise ValueError(message)
-
-
-def _expect_fields(data, what, fields):
-    """`data` must be an object holding only `fields`, each of its type (bools are not ints)."""
-    _expect(isinstance(data, dict), "%s must be an object, got %s" % (what, type(data).__name__))
-    unknown = set(data) - set(fields)
-    _expect(not unknown, "%s has unknown fields %s" % (what, sorted(unknown)))
-    for field, kind in fields.items():
-        if field in data:
-            value = data[field]
-            ok = isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
-            _expect(ok, "%s: %r must be a %s, got %r" % (what, field, kind.__name__, value))

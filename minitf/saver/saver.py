@@ -300,6 +300,7 @@ def _check_checkpoint_fits(targets, prefix):
             raise errors.NotFoundError(
                 None, None, "Key %s not found in checkpoint (needed by variable %s; checkpoint "
                 "%s)" % (target.key, target.variable_name, prefix))
+        tensor_bundle.check_readable(entry, prefix)
         if entry.dtype != target.dtype:
             raise errors.InvalidArgumentError(
                 None, None, "tensor_name = %s; expected dtype %s does not equal original dtype "

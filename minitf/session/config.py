@@ -36,6 +36,13 @@ class GraphOptions:
         self.build_cost_model = build_cost_model
 
 
+class RPCOptions:
+    """How a session reaches its master: through gRPC even when it runs in this process."""
+
+    def __init__(self, use_rpc_for_inprocess_master=False):
+        self.use_rpc_for_inprocess_master = use_rpc_for_inprocess_master
+
+
 class ConfigProto:
     """Session configuration, with TF's field names and defaults.
 
@@ -43,14 +50,16 @@ class ConfigProto:
     hidden: `{"GPU": 0}`). `inter_op_parallelism_threads=0` means one thread
     per core. `intra_op_parallelism_threads > 0` limits NumPy's BLAS to that
     many threads when the optional `threadpoolctl` package is installed;
-    without it the value is only recorded.
+    without it the value is only recorded. `device_filters` and
+    `rpc_options` concern distributed sessions (minitf/distributed/): the
+    tasks a session uses, and how it reaches its master.
     """
 
     def __init__(self, device_count=None, inter_op_parallelism_threads=0,
                  intra_op_parallelism_threads=0, allow_soft_placement=False,
                  log_device_placement=False, gpu_options=None, graph_options=None,
                  operation_timeout_in_ms=0, use_per_session_threads=False,
-                 isolate_session_state=False, device_filters=None):
+                 isolate_session_state=False, device_filters=None, rpc_options=None):
         self.device_count = dict(device_count or {})
         self.inter_op_parallelism_threads = inter_op_parallelism_threads
         self.intra_op_parallelism_threads = intra_op_parallelism_threads
@@ -62,6 +71,7 @@ class ConfigProto:
         self.use_per_session_threads = use_per_session_threads
         self.isolate_session_state = isolate_session_state
         self.device_filters = list(device_filters or [])
+        self.rpc_options = rpc_options or RPCOptions()
 
 
 class RunOptions:

@@ -8,10 +8,11 @@ the resource containers of its sessions (`tf.Session.reset`). The client
 asks the registry for the one factory that accepts its target.
 
 DirectSession registers "DIRECT_SESSION" (targets `""` and `"local..."`). The
-distributed runtime, a chapter minitf does not have yet, will register its
-own factory for `"grpc://..."` in the same way, and the session code will
-not change: until then such a target raises UnimplementedError, naming the
-targets that are accepted.
+distributed runtime (`minitf/distributed/`, a floor above this one)
+registers "GRPC_SESSION" for `"grpc://..."` in the same way, and the
+session code does not know it. A program that loads the runtime without
+it (`import minitf` loads it) gets UnimplementedError for such a target,
+naming the targets that are accepted.
 
 Mirrors `tensorflow/core/common_runtime/session_factory.cc`.
 """
@@ -20,8 +21,8 @@ import threading
 
 from minitf.graph import errors
 
-# Target prefixes of the runtimes TensorFlow has and minitf does not have yet.
-_RUNTIMES_NOT_BUILT = {"grpc://": "the distributed runtime"}
+# Target prefixes of the runtimes that register themselves from a floor above.
+_RUNTIMES_NOT_LOADED = {"grpc://": "the distributed runtime (minitf.distributed)"}
 
 _factories = {}  # runtime name -> SessionFactory, in the order they registered
 _lock = threading.Lock()
@@ -72,9 +73,9 @@ def get_factory(target):
 def _no_factory_error(target):
     accepted = "; ".join("%s (%s)" % (factory.accepted_targets, name)
                          for name, factory in _factories.items())
-    for prefix, runtime in _RUNTIMES_NOT_BUILT.items():
+    for prefix, runtime in _RUNTIMES_NOT_LOADED.items():
         if target.startswith(prefix):
             return errors.UnimplementedError(
-                None, None, "Session target %r needs %s, which is not part of minitf yet. "
+                None, None, "Session target %r needs %s, which is not loaded. "
                 "The targets accepted are: %s." % (target, runtime, accepted))
     return errors.InvalidArgumentError(None, None, "Unknown session target: %s" % target)

@@ -9,12 +9,17 @@ actually execute:
    placeholder itself never runs);
 2. each fetched tensor gets a `_Retval` node that writes it to the call frame,
    colocated with the node that makes the tensor;
+
+   (the distributed master names a *client device* instead: each feed is
+   then a `_Recv` and each fetch a `_Send` on that device, "client
+   terminated": the values travel through the step's rendezvous, where the
+   worker of the client device puts the feeds and finds the fetches)
 3. the graph is *pruned*: only nodes that the `_Retval`s and the targets
    depend on (through data or control edges) are kept. A fed tensor cuts the
    graph: what only produced it is not run.
 
-Mirrors `tensorflow/core/graph/subgraph.cc` (RewriteGraphForExecution,
-PruneForTargets).
+Mirrors `tensorflow/core/graph/subgraph.cc` (RewriteGraphForExecution with
+and without `use_function_convention`, PruneForTargets).
 """
 
 from minitf.framework import node_def_util
@@ -38,18 +43,20 @@ def _split_tensor_name(nodes, name, what):
     return node_name, index
 
 
-def rewrite_for_execution(nodes, feeds, fetches, targets):
+def rewrite_for_execution(nodes, feeds, fetches, targets, client_device=None):
     """The pruned, rewritten node list for one signature.
 
     `nodes` maps names to NodeDefs; `feeds` and `fetches` are tensor names
-    ("x:0"), `targets` node names. Returns a list of new NodeDefs.
+    ("x:0"), `targets` node names. `client_device`, a (device name,
+    incarnation) pair, makes feeds and fetches client-terminated `_Recv`s
+    and `_Send`s on that device instead of `_Arg`s and `_Retval`s. Returns
+    a list of new NodeDefs.
     """
     arg_for_tensor, arg_for_control, new_nodes = {}, {}, []
     for i, name in enumerate(feeds):
         node_name, index = _split_tensor_name(nodes, name, "Feed")
-        arg = NodeDef("_arg_%s_%d_%d" % (node_name, index, i), "_Arg", [],
-                      nodes[node_name].device,
-                      {"T": _dtype_of(nodes, node_name, index), "index": i})
+        arg = _feed_node(nodes[node_name], index, i, _dtype_of(nodes, node_name, index),
+                         client_device)
         shapes = nodes[node_name].attr.get("_output_shapes")
         if shapes:  # the client checked that the fed value has this static shape
             arg.attr["_output_shapes"] = [shapes[index]]
@@ -59,17 +66,16 @@ def rewrite_for_execution(nodes, feeds, fetches, targets):
         new_nodes.append(arg)
     rewired = {name: _rewire(node, arg_for_tensor, arg_for_control)
                for name, node in nodes.items()}
-    roots = []
+    roots, fetch_nodes = [], []
     for i, name in enumerate(fetches):
         node_name, index = _split_tensor_name(nodes, name, "Fetch")
         source = graph_def_lib.tensor_name(node_name, index)
         source = arg_for_tensor.get(source, source)
-        # Colocated with the tensor it fetches: it takes the device that node gets.
-        retval = NodeDef("_retval_%s_%d_%d" % (node_name, index, i), "_Retval", [source], "",
-                         {"T": _dtype_of(nodes, node_name, index), "index": i,
-                          "_class": ["loc:@" + graph_def_lib.parse_input(source)[0]]})
+        retval = _fetch_node(node_name, index, i, source, _dtype_of(nodes, node_name, index),
+                             client_device)
         rewired[retval.name] = retval
         roots.append(retval.name)
+        fetch_nodes.append(retval)
     for target in targets:
         if target not in nodes:
             raise errors.NotFoundError(None, None, "Target %s was not found in the graph"
@@ -79,8 +85,38 @@ def rewrite_for_execution(nodes, feeds, fetches, targets):
         rewired[arg.name] = arg
     keep = _reachable_backwards(rewired, roots)
     ordered = new_nodes + [rewired[n] for n in nodes if n in keep]
-    ordered += [rewired[r] for r in roots if r.startswith("_retval_")]
-    return ordered
+    return ordered + fetch_nodes
+
+
+def _feed_node(node, index, i, dtype, client_device):
+    """The node a fed tensor comes from: `_Arg` i, or a client-terminated `_Recv`."""
+    if client_device is None:
+        return NodeDef("_arg_%s_%d_%d" % (node.name, index, i), "_Arg", [], node.device,
+                       {"T": dtype, "index": i})
+    return NodeDef("_recv_%s_%d" % (node.name, index), "_Recv", [], client_device[0],
+                   dict(_client_terminated("%s:%d" % (node.name, index), client_device),
+                        tensor_type=dtype))
+
+
+def _fetch_node(node_name, index, i, source, dtype, client_device):
+    """The node a fetched tensor leaves by: `_Retval` i, or a client-terminated `_Send`."""
+    if client_device is None:
+        # Colocated with the tensor it fetches: it takes the device that node gets.
+        return NodeDef("_retval_%s_%d_%d" % (node_name, index, i), "_Retval", [source], "",
+                       {"T": dtype, "index": i,
+                        "_class": ["loc:@" + graph_def_lib.parse_input(source)[0]]})
+    return NodeDef("_send_%s_%d" % (node_name, index), "_Send", [source], client_device[0],
+                   dict(_client_terminated("%s:%d" % (node_name, index), client_device), T=dtype))
+
+
+def _client_terminated(tensor_name, client_device):
+    """The attrs of a `_Send`/`_Recv` whose other end is the client, on `client_device`.
+
+    The rendezvous key they make names the tensor as the client does ("x:0").
+    """
+    device, incarnation = client_device
+    return {"tensor_name": tensor_name, "send_device": device, "recv_device": device,
+            "send_device_incarnation": incarnation, "client_terminated": True}
 
 
 def _rewire(node, arg_for_tensor, arg_for_control):

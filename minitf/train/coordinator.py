@@ -8,8 +8,8 @@ main thread, where the loop can see it. The Coordinator is that place.
 Where it sits: a `MonitoredSession` makes one Coordinator for each session
 it creates, hands it to every hook's `after_create_session`, and its
 `_CoordinatedSession` layer asks it before each run whether to stop
-(monitored_session.py). minitf has no queue runners, so the threads a
-Coordinator joins are the user's own.
+(monitored_session.py). The threads it joins are the queue runners'
+(`queue_runner_impl.py`) and the user's own.
 
 Differences from TensorFlow: no `LooperThread`.
 

@@ -29,9 +29,13 @@ and everything around `sess.run(train_op)` is done by this module:
    the session. An `OutOfRangeError` (the input ran out) ends the `with`
    block quietly.
 
-Differences from TensorFlow: minitf has no summaries and no queue runners,
-so `save_summaries_*` and `summary_dir` are accepted and ignored, no
-`SummarySaverHook` is added, and no queue-runner threads are started.
+Each new session starts the queue runners of the graph's QUEUE_RUNNERS
+collection (`queue_runner_impl.py`) under its Coordinator, as TensorFlow's
+does.
+
+Differences from TensorFlow: minitf has no summaries, so `save_summaries_*`
+and `summary_dir` are accepted and ignored and no `SummarySaverHook` is
+added.
 
 Mirrors `tensorflow/python/training/monitored_session.py`.
 """
@@ -49,6 +53,7 @@ from minitf.ops import variables
 from minitf.session.config import RunMetadata, RunOptions
 from minitf.train import basic_session_run_hooks
 from minitf.train import coordinator
+from minitf.train import queue_runner_impl
 from minitf.train import session_manager
 from minitf.train import session_run_hook
 
@@ -641,6 +646,8 @@ class _MonitoredSession:
         def create_session(self):
             self.tf_sess = self._session_creator.create_session()
             self.coord = coordinator.Coordinator(clean_stop_exception_types=[])
+            if ops.get_collection(ops.GraphKeys.QUEUE_RUNNERS):
+                queue_runner_impl.start_queue_runners(sess=self.tf_sess, coord=self.coord)
             for hook in self._hooks:
                 hook.after_create_session(self.tf_sess, self.coord)
             return _CoordinatedSession(_HookedSession(self.tf_sess, self._hooks), self.coord,

@@ -86,6 +86,15 @@ GRADIENT_CASES = {
         Case("3d_perm", lambda x: tf.transpose(x, [1, 2, 0]), V(2, 3, 4)),
         Case("4d_perm", lambda x: tf.transpose(x, [3, 1, 0, 2]), V(2, 1, 3, 2)),
     ],
+    "Diag": [
+        Case("vector", tf.diag, V(3)),
+        Case("matrix", tf.diag, V(2, 2)),
+    ],
+    "DiagPart": [
+        Case("matrix", tf.diag_part, V(3, 3)),
+        Case("rank_4", tf.diag_part, V(2, 3, 2, 3)),
+        Case("unknown_shape", tf.diag_part, V(2, 2), static=False),
+    ],
     "ConcatV2": [
         Case("axis_0", lambda a, b: tf.concat([a, b], 0), V(2, 3), V(1, 3)),
         Case("axis_1_three", lambda a, b, c: tf.concat([a, b, c], 1), V(2, 1), V(2, 3), V(2, 2)),

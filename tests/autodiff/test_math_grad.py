@@ -235,6 +235,7 @@ GRADIENT_CASES = {
     "Sub": binary_cases(tf.subtract),
     "Mul": binary_cases(tf.multiply),
     "RealDiv": binary_cases(tf.divide, y_values=away_from_zero),
+    "DivNoNan": binary_cases(tf.div_no_nan, y_values=away_from_zero),
     "FloorDiv": [Case(tf.floordiv, uniform([2, 3], 0.1, 0.9, 1) + 3, np.full([3], 2.0),
                       no_gradient=True),
                  Case(tf.floordiv, uniform([3, 1], 0.1, 0.9, 2) + 1, np.ones([1, 2]),

@@ -16,7 +16,9 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "optimizers.md": "train", "device.md": "device",
             "feature_columns.md": "feature_column", "saver.md": "saver",
             "layers.md": "layers", "training_loop.md": "train",
-            "architecture.md": "framework", "control_flow.md": "control_flow"}
+            "architecture.md": "framework", "observing.md": "observing",
+            "input_pipelines.md": "data", "distributed.md": "distributed",
+            "control_flow.md": "control_flow"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
@@ -64,6 +66,11 @@ def test_a_missing_figure_fails_with_a_clear_message():
         hooks.expand("<!-- diagram: nope -->\n")
 
 
+def test_a_missing_coverage_part_fails_with_a_clear_message():
+    with pytest.raises(hooks.DirectiveError, match="no part 'nope'; there are modules, summary"):
+        hooks.expand("<!-- coverage: nope -->\n")
+
+
 def test_directives_inside_code_blocks_are_left_alone():
     page = "```text\n<!-- include: minitf/nowhere.py::f -->\n```\n"
     assert hooks.expand(page) == page
@@ -75,10 +82,13 @@ def test_python_blocks_are_only_the_python_fences():
     assert [code for _, code in hooks.python_blocks(page)] == ["a = 1\n", "c = 3\n"]
 
 
-def test_notebooks_render_as_markdown_and_python():
+def test_notebooks_render_as_markdown_and_python_with_their_outputs():
     text = hooks.expand("<!-- notebook: tutorials/01_graphs_and_sessions.ipynb -->\n")
     assert text.startswith("# Graphs and sessions")
     assert "```python" in text and '!!! note "A notebook"' in text
+    # what the cells printed, and the graph that visualize.show displayed
+    assert "```{.text .output}\nscalar:0 rank 0 shape () float32\n" in text
+    assert "```mermaid\nflowchart" in text
 
 
 def test_every_notebook_has_a_page_in_the_nav():
@@ -133,6 +143,23 @@ def test_the_feature_column_and_saver_chapters_show_their_code():
     for name in ("04_wide_and_deep", "05_save_crash_resume"):
         page = (DOCS / "tutorials" / (name + ".md")).read_text(encoding="utf-8")
         assert hooks.directives(page) == [("notebook", "tutorials/%s.ipynb" % name)]
+
+
+def test_the_distributed_chapter_shows_the_running_example_on_a_cluster():
+    page = hooks.directives((DOCS / "distributed.md").read_text(encoding="utf-8"))
+    for figure in ("cluster-placed-graph", "cluster-partition-ps", "cluster-partition-worker0",
+                   "cluster-partition-worker1"):
+        assert ("diagram", figure) in page
+    for listing in ("cluster-partitions", "cluster-transfers", "services"):
+        assert ("listing", listing) in page
+    for code in ("minitf/distributed/master_session.py::_ClientGraph.run_partitions",
+                 "minitf/distributed/graph_mgr.py::GraphMgr.register",
+                 "minitf/distributed/rpc_rendezvous_mgr.py::RpcRemoteRendezvous.recv_async",
+                 "minitf/distributed/grpc_services.py::WorkerServicer.RecvTensor"):
+        assert ("include", code) in page
+    tutorial = hooks.directives(
+        (DOCS / "tutorials" / "08_a_cluster_on_your_laptop.md").read_text(encoding="utf-8"))
+    assert tutorial == [("notebook", "tutorials/08_a_cluster_on_your_laptop.ipynb")]
 
 
 @pytest.mark.parametrize("name", sorted(CHAPTERS))

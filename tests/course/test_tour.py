@@ -1,6 +1,7 @@
 """The tour (`python -m minitf tour`) runs end to end and checks every layer."""
 
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -67,3 +68,11 @@ def test_unknown_command_fails_with_usage():
     assert result.returncode == 2
     assert "unknown command: fly" in result.stderr
     assert "usage:" in result.stderr
+
+
+def test_the_help_names_every_stage_of_the_tour():
+    stages = re.findall(r"^\[\d+/\d+\] (\w+)", _run_minitf("tour").stdout, re.MULTILINE)
+    assert len(stages) == 11
+    help_text = " ".join(_run_minitf("--help").stdout.split()).lower()
+    missing = [stage for stage in stages if stage.lower() not in help_text]
+    assert not missing, "python -m minitf --help does not name the stages %s" % missing

@@ -92,8 +92,9 @@ def test_schedule_of_a_traced_run():
     assert {"w", "y", "z"} <= {r.node for r in rows}
     assert all(r.end_us >= r.start_us for r in rows)
     gantt = visualize.schedule_to_mermaid(run_metadata.step_stats)
-    assert gantt.splitlines()[:4] == ["gantt", gantt.splitlines()[1], "    dateFormat x",
-                                      "    axisFormat %S.%L"]
+    config, chart = gantt.split("---\ngantt\n")            # sizes first, then the chart
+    assert config.startswith("---\nconfig:\n  gantt:\n") and "fontSize: 14" in config
+    assert chart.splitlines()[1:3] == ["    dateFormat x", "    axisFormat %S.%L"]
     assert "    section CPU:0 thread 0" in gantt
     assert "y (Mul) :" in gantt
     assert "node" in visualize.schedule_table(rows).splitlines()[0]
@@ -226,7 +227,7 @@ def test_schedule_with_one_lane_per_device():
         sess.run([b, c], {x: 1.0}, run_metadata=run_metadata,
                  options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE))
     gantt = visualize.schedule_to_mermaid(run_metadata.step_stats, lanes="device").splitlines()
-    sections = [line.strip() for line in gantt if line.strip().startswith("section")]
+    sections = [line.strip() for line in gantt if line.strip().startswith("section ")]
     assert sections == ["section CPU:0", "section CPU:1"]
     cpu1_part = gantt[gantt.index("    section CPU:1"):]
     assert any(line.strip().startswith("b (Add)") for line in cpu1_part)
@@ -259,7 +260,7 @@ def test_control_flow_nodes_their_frames_and_a_schedule_by_iteration():
     assert {(r.frame, r.iteration) for r in rows if r.node == "while/add_1"} == {
         (";0;while/while_context", k) for k in range(3)}
     gantt = visualize.schedule_to_mermaid(run_metadata.step_stats, lanes="iteration")
-    sections = [line.strip() for line in gantt.splitlines() if "section" in line]
+    sections = [line.strip() for line in gantt.splitlines() if line.strip().startswith("section ")]
     assert sections == ["section outside loops"] + [
         "section while/while_context iteration %d" % k for k in range(4)]
 

@@ -102,6 +102,13 @@ def binary_arithmetic(other):
                  tf.squared_difference(a, b), tf.floordiv(i, j), tf.floormod(i, j)])
 
 
+@case("DivNoNan", "Diag", "DiagPart")
+def metric_helpers(other):
+    a, b = tf.constant(MATRIX), tf.constant(np.where(POSITIVE > 1.0, POSITIVE, 0.0))
+    return Case([tf.div_no_nan(a, tf.cast(b, tf.float32)), tf.diag(tf.constant(f32(1, 2, 3))),
+                 tf.diag_part(tf.constant(MATRIX[:, :3]))])
+
+
 @case("AddN")
 def add_n(other):
     return Case([tf.add_n([tf.constant(MATRIX), tf.constant(POSITIVE), tf.constant(MATRIX)])])

@@ -1,15 +1,16 @@
 """The checkpoint files: names, bytes, index, checksums, and the SaveV2/RestoreV2 ops."""
 
-import json
 import os
 import struct
-import zlib
 
 import numpy as np
 import pytest
 
 import minitf as tf
+from minitf.framework import crc32c
+from minitf.framework import table
 from minitf.framework import tensor_bundle as cf
+from minitf.proto import tensor_bundle_pb2
 from minitf.saver import io_ops
 
 # One tensor of every dtype minitf has, 0-d and empty ones included.
@@ -63,15 +64,16 @@ def test_file_names_and_no_temporary_files_left(tmp_path):
     assert cf.data_filename("p", 1, 4) == "p.data-00001-of-00004"
 
 
-def test_data_file_is_raw_little_endian_bytes_and_length_prefixed_strings(tmp_path):
+def test_data_file_is_raw_little_endian_bytes_and_varint_prefixed_strings(tmp_path):
     prefix = str(tmp_path / "ckpt")
     cf.write_checkpoint(prefix, [("a", np.array([1, 256], np.int32), tf.int32),
-                                 ("b", np.array([b"hi", b""], dtype=object), tf.string),
+                                 ("b", np.array([b"hi", b"", b"x" * 200], dtype=object), tf.string),
                                  ("c", np.array(True), tf.bool)])
     raw = (tmp_path / "ckpt.data-00000-of-00001").read_bytes()
-    expected = (b"\x01\x00\x00\x00\x00\x01\x00\x00"
-                + struct.pack("<Q", 2) + b"hi" + struct.pack("<Q", 0) + b"\x01")
-    assert raw == expected
+    # The lengths' checksum covers them as uint32s, not as the varints written.
+    lengths_crc = crc32c.mask(crc32c.value(struct.pack("<III", 2, 0, 200)))
+    strings = b"\x02\x00\xc8\x01" + struct.pack("<I", lengths_crc) + b"hi" + b"x" * 200
+    assert raw == b"\x01\x00\x00\x00\x00\x01\x00\x00" + strings + b"\x01"
 
 
 def test_big_endian_input_is_stored_little_endian(tmp_path):
@@ -83,22 +85,22 @@ def test_big_endian_input_is_stored_little_endian(tmp_path):
     _assert_same(cf.CheckpointReader(prefix).read("x"), np.array([1.0, 2.0], np.float32))
 
 
-def test_index_is_json_with_a_sorted_entry_per_tensor_and_a_checksum(tmp_path):
+def test_index_is_a_table_of_a_header_and_a_sorted_entry_per_tensor(tmp_path):
     prefix = str(tmp_path / "ckpt")
     cf.write_checkpoint(prefix, [("z", np.ones(3, np.float64), tf.float64),
                                  ("a", np.array(5, np.int64), tf.int64)])
-    index = json.loads((tmp_path / "ckpt.index").read_text())
-    assert index["format"] == "minitf-checkpoint" and index["version"] == 1
-    assert index["num_shards"] == 1
-    assert [t["name"] for t in index["tensors"]] == ["a", "z"]
-    z = index["tensors"][1]
+    items = table.read_table((tmp_path / "ckpt.index").read_bytes())
+    assert [key for key, _ in items] == [b"", b"a", b"z"]
+    header = tensor_bundle_pb2.BundleHeaderProto.FromString(items[0][1])
+    assert (header.num_shards, header.endianness, header.version.producer) == (1, 0, 1)
+    z = tensor_bundle_pb2.BundleEntryProto.FromString(items[2][1])
+    a = tensor_bundle_pb2.BundleEntryProto.FromString(items[1][1])
     # Data lie in the order written (z first); the index lists them by name.
-    assert z == {"name": "z", "dtype": "float64", "shape": [3], "shard": 0, "offset": 0,
-                 "length": 24, "crc32": z["crc32"]}
-    assert index["tensors"][0]["offset"] == 24
+    assert (z.dtype, [d.size for d in z.shape.dim], z.shard_id, z.offset, z.size) == (
+        tf.float64.as_datatype_enum, [3], 0, 0, 24)
+    assert (a.offset, a.size, a.HasField("shape"), len(a.shape.dim)) == (24, 8, True, 0)
     data = (tmp_path / "ckpt.data-00000-of-00001").read_bytes()
-    assert z["crc32"] == zlib.crc32(data[0:24])
-    assert isinstance(index["checksum"], int)
+    assert z.crc32c == crc32c.mask(crc32c.value(data[0:24]))
 
 
 def test_missing_checkpoint_is_not_found_with_tf_message(tmp_path):
@@ -153,30 +155,50 @@ def test_missing_data_file_is_data_loss(tmp_path):
         cf.CheckpointReader(prefix).read("a")
 
 
-def test_corrupted_index_is_data_loss(tmp_path):
+def test_corrupted_or_truncated_index_is_data_loss(tmp_path):
     prefix = str(tmp_path / "ckpt")
     cf.write_checkpoint(prefix, [("a", np.arange(300, dtype=np.int64), tf.int64)])
     index = tmp_path / "ckpt.index"
-    text = index.read_text()
-    # A change that still parses as JSON (a different length) is caught by the checksum.
-    index.write_text(text.replace('"length": 2400', '"length": 2408'))
-    with pytest.raises(tf.errors.DataLossError, match="index .*ckpt.index is corrupted"):
+    raw = index.read_bytes()
+    _flip_byte(index, 12)  # inside the entry of a: its block's checksum catches it
+    with pytest.raises(tf.errors.DataLossError,
+                       match="ckpt.index is not a valid checkpoint index: block checksum "
+                             "mismatch"):
         cf.CheckpointReader(prefix)
-    index.write_text(text[:len(text) // 2])  # truncated: no longer JSON
-    with pytest.raises(tf.errors.DataLossError, match="not a valid checkpoint index"):
+    index.write_bytes(raw[:len(raw) // 2])
+    with pytest.raises(tf.errors.DataLossError, match="bad magic number"):
+        cf.CheckpointReader(prefix)
+    index.write_bytes(b"")
+    with pytest.raises(tf.errors.DataLossError, match="too short"):
         cf.CheckpointReader(prefix)
 
 
-def test_unknown_format_version_is_refused(tmp_path):
+def test_a_checkpoint_that_needs_a_newer_reader_is_refused(tmp_path):
     prefix = str(tmp_path / "ckpt")
-    entry = cf.TensorEntry("a", tf.int32, [], 0, 0, 4, 0)
-    raw = cf.encode_index([entry], 1).decode().replace('"version": 1', '"version": 99')
-    fields = json.loads(raw)
-    fields.pop("checksum")
-    fields["checksum"] = cf._checksum_of(fields)  # a consistent index of a future version
-    (tmp_path / "ckpt.index").write_text(json.dumps(fields))
-    with pytest.raises(tf.errors.UnimplementedError, match="format version 99"):
+    header = tensor_bundle_pb2.BundleHeaderProto(num_shards=1)
+    header.version.producer, header.version.min_consumer = 7, 99  # a future version's file
+    (tmp_path / "ckpt.index").write_bytes(table.build_table([(b"", header.SerializeToString())]))
+    with pytest.raises(tf.errors.InvalidArgumentError,
+                       match="Checkpoint min consumer version 99 above current version 1"):
         cf.CheckpointReader(prefix)
+    header.version.min_consumer, header.endianness = 0, header.BIG
+    (tmp_path / "ckpt.index").write_bytes(table.build_table([(b"", header.SerializeToString())]))
+    with pytest.raises(tf.errors.UnimplementedError, match="different endianness"):
+        cf.CheckpointReader(prefix)
+
+
+def test_a_sliced_tensor_is_refused_by_name(tmp_path):
+    prefix = str(tmp_path / "ckpt")
+    cf.write_checkpoint(prefix, [("part", np.ones(2, np.float32), tf.float32)])
+    items = table.read_table((tmp_path / "ckpt.index").read_bytes())
+    entry = tensor_bundle_pb2.BundleEntryProto.FromString(items[1][1])
+    entry.slices.add().extent.add(start=0, length=2)  # as TF saves a partitioned variable
+    items[1] = (b"part", entry.SerializeToString())
+    (tmp_path / "ckpt.index").write_bytes(table.build_table(items))
+    reader = cf.CheckpointReader(prefix)
+    assert reader.shape_map() == {"part": [2]}
+    with pytest.raises(tf.errors.UnimplementedError, match="Tensor part .* is stored in slices"):
+        reader.read("part")
 
 
 def test_merge_checkpoints_makes_one_index_over_several_data_files(tmp_path):
@@ -187,7 +209,7 @@ def test_merge_checkpoints_makes_one_index_over_several_data_files(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["merged.data-00000-of-00002",
                                             "merged.data-00001-of-00002", "merged.index"]
     reader = cf.CheckpointReader(str(tmp_path / "merged"))
-    assert reader.num_shards == 2 and reader.entries["y"].shard == 1
+    assert reader.num_shards == 2 and reader.entries["y"].shard_id == 1
     _assert_same(reader.read("y"), np.array([b"s"], dtype=object))
 
 

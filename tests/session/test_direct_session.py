@@ -43,13 +43,13 @@ def test_direct_session_runs_a_graph_def_by_names():
     runtime.close()
 
 
-def test_graph_def_survives_json_round_trip_into_a_runtime():
+def test_graph_def_survives_a_round_trip_through_bytes_into_a_runtime():
     graph = tf.Graph()
     with graph.as_default():
         tf.multiply(tf.constant([1.0, 2.0]), 3.0, name="out")
-    text = graph.as_graph_def().to_json()
+    data = graph.as_graph_def().SerializeToString()
     runtime = DirectSession()
-    runtime.extend(graph_def_lib.GraphDef.from_json(text))
+    runtime.extend(graph_def_lib.GraphDef.FromString(data))
     np.testing.assert_allclose(runtime.run({}, ["out:0"], [])[0], [3.0, 6.0])
     runtime.close()
 

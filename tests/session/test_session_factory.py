@@ -22,7 +22,7 @@ class _RecordingRuntime:
 
 
 class _GrpcFactory(session_factory.SessionFactory):
-    """A stand-in for the factory the distributed runtime will register."""
+    """A stand-in for the factory the distributed runtime registers."""
 
     accepted_targets = '"grpc://..."'
 
@@ -47,18 +47,21 @@ def test_the_local_targets_get_a_direct_session(target):
         assert sess.run(tf.constant(2.0) * 3.0) == 6.0
 
 
-def test_a_grpc_target_is_unimplemented_and_says_which_targets_are_accepted():
+def test_a_grpc_target_gets_the_distributed_runtimes_factory():
+    from minitf.distributed.grpc_session_factory import GrpcSessionFactory
+
+    assert isinstance(session_factory.get_factory("grpc://localhost:2222"), GrpcSessionFactory)
+
+
+def test_without_the_distributed_runtime_a_grpc_target_is_unimplemented(monkeypatch):
+    monkeypatch.delitem(session_factory._factories, "GRPC_SESSION")
     with pytest.raises(tf.errors.UnimplementedError) as info:
         tf.Session("grpc://localhost:2222")
     message = info.value.message
     assert "'grpc://localhost:2222'" in message
-    assert "the distributed runtime, which is not part of minitf yet" in message
+    assert "the distributed runtime (minitf.distributed), which is not loaded" in message
     assert '"" or "local..." (DIRECT_SESSION)' in message
-
-
-def test_resetting_a_grpc_target_is_unimplemented_too():
-    with pytest.raises(tf.errors.UnimplementedError,
-                       match="distributed runtime, which is not part of minitf yet"):
+    with pytest.raises(tf.errors.UnimplementedError, match="distributed runtime"):
         tf.Session.reset("grpc://localhost:2222", ["experiment0"])
 
 

@@ -13,12 +13,14 @@ into the TensorFlow library).
 from minitf.framework.op_defs import array  # noqa: F401
 from minitf.framework.op_defs import control_flow  # noqa: F401
 from minitf.framework.op_defs import data_flow  # noqa: F401
+from minitf.framework.op_defs import dataset  # noqa: F401
 from minitf.framework.op_defs import function  # noqa: F401
 from minitf.framework.op_defs import io  # noqa: F401
 from minitf.framework.op_defs import logging  # noqa: F401
 from minitf.framework.op_defs import lookup  # noqa: F401
 from minitf.framework.op_defs import math  # noqa: F401
 from minitf.framework.op_defs import nn  # noqa: F401
+from minitf.framework.op_defs import parsing  # noqa: F401
 from minitf.framework.op_defs import random  # noqa: F401
 from minitf.framework.op_defs import sendrecv  # noqa: F401
 from minitf.framework.op_defs import sparse  # noqa: F401

@@ -222,6 +222,30 @@ register_op("InvertPermutation").input("x: T").output("y: T").attr(
     "T: {int32, int64} = int32").set_shape_fn(_invert_permutation_shape)
 
 
+def _diag_shape(op):
+    diagonal = with_rank_at_least(op.inputs[0].shape, 1)
+    return [diagonal.concatenate(diagonal)]
+
+
+def _diag_part_shape(op):
+    shape = op.inputs[0].shape
+    if shape.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    if shape.ndims % 2 != 0 or shape.ndims == 0:
+        raise ValueError("Input must have even and non-zero rank, input rank is %d" % shape.ndims)
+    half = shape.ndims // 2
+    return [tensor_shape.TensorShape([
+        merge_dim_in_shapes(shape.dims[i], shape.dims[i + half], i, shape, shape)
+        for i in range(half)])]
+
+
+_DIAG_TYPES = "{float16, float32, float64, int32, int64}"
+register_op("Diag").input("diagonal: T").output("output: T").attr(
+    "T: " + _DIAG_TYPES).set_shape_fn(_diag_shape)
+register_op("DiagPart").input("input: T").output("diagonal: T").attr(
+    "T: " + _DIAG_TYPES).set_shape_fn(_diag_part_shape)
+
+
 # =============================================================================
 # Joining and splitting: ConcatV2, Pack, Unpack, Split, SplitV, Tile
 # =============================================================================

@@ -1,13 +1,23 @@
-"""The OpDefs of the data-flow ops: DynamicPartition and ParallelDynamicStitch.
+"""The OpDefs of the data-flow ops: DynamicPartition, ParallelDynamicStitch, stacks,
+TensorArrays and queues.
 
-They split a tensor's rows into N outputs by a partition index, and stitch
-rows back together by index; the partitioned embedding lookup is built
-from them.
+DynamicPartition and ParallelDynamicStitch split a tensor's rows into N
+outputs by a partition index, and stitch rows back together by index; the
+partitioned embedding lookup is built from them (constructors in
+`minitf/ops/embedding_ops.py`, kernels in `minitf/kernels/cpu/nn_kernels.py`).
 
-The front end reads these OpDefs to type and check a new Operation (the
-constructors users call are in `minitf/ops/embedding_ops.py`); the runtime reads
-them to know what a node takes and gives (the kernels are in
-`minitf/kernels/cpu/nn_kernels.py`).
+A queue is a resource: `FIFOQueueV2` (and its random-shuffle, padding and
+priority kinds) outputs the handle of a queue in its device's resource
+manager; the `Queue*V2` ops enqueue into it, dequeue from it, close it and
+ask its size (constructors in `minitf/ops/data_flow_ops.py`, kernels in
+`minitf/kernels/cpu/queue_kernels.py`).
+
+Stacks (`StackV2`, `StackPushV2`, `StackPopV2`) and TensorArrays
+(`TensorArrayV3` and the ops on it) are resources of one step: a loop's
+gradient saves each iteration's forward values on a stack, and a loop
+writes or reads one element of a TensorArray per iteration (constructors in
+`minitf/ops/data_flow_ops.py` and `tensor_array_ops.py`, kernels in
+`minitf/kernels/cpu/data_flow_kernels.py`).
 
 Mirrors `tensorflow/core/ops/data_flow_ops.cc`.
 """
@@ -38,9 +48,7 @@ register_op("ParallelDynamicStitch").input("indices: N * int32").input(
     common_shapes.unknown_shape)
 
 
-# =============================================================================
-# Stacks: where a loop's gradient saves the forward values of each iteration
-# =============================================================================
+# --- stacks: where a loop's gradient saves the forward values of each iteration ----
 
 def _stack_push_shape(op):
     return [op.inputs[1].shape]
@@ -58,10 +66,7 @@ register_op("StackCloseV2").input("handle: resource").set_is_stateful().set_shap
     common_shapes.no_outputs)
 
 
-# =============================================================================
-# TensorArrays: a list of tensors a loop writes and reads, one per iteration
-# =============================================================================
-#
+# --- TensorArrays: a list of tensors a loop writes and reads, one per iteration -----
 # Every op takes the array's handle and a *flow* scalar and (if it writes) gives a
 # new flow: the flow is a data edge that orders the ops on one array.
 
@@ -125,3 +130,44 @@ register_op("TensorArraySizeV3").input("handle: resource").input("flow_in: float
     "size: int32").set_is_stateful().set_shape_fn(common_shapes.scalar_shape)
 register_op("TensorArrayCloseV3").input("handle: resource").set_is_stateful().set_shape_fn(
     common_shapes.no_outputs)
+# --- queues ----------------------------------------------------------------------------
+
+def _queue(name, extra_attrs=()):
+    builder = register_op(name).output("handle: resource")
+    types = "component_types: list(type) >= 0 = []" if name == "PriorityQueueV2" else \
+        "component_types: list(type) >= 1"
+    builder.attr(types).attr("shapes: list(shape) >= 0 = []")
+    for spec in extra_attrs:
+        builder.attr(spec)
+    builder.attr("capacity: int = -1").attr("container: string = ''").attr(
+        "shared_name: string = ''").set_is_stateful().set_shape_fn(common_shapes.scalar_shape)
+
+
+_queue("FIFOQueueV2")
+_queue("PaddingFIFOQueueV2")
+_queue("RandomShuffleQueueV2", ["min_after_dequeue: int = 0", "seed: int = 0", "seed2: int = 0"])
+_queue("PriorityQueueV2")
+
+
+register_op("QueueEnqueueV2").input("handle: resource").input("components: Tcomponents").attr(
+    "Tcomponents: list(type) >= 1").attr("timeout_ms: int = -1").set_is_stateful().set_shape_fn(
+    common_shapes.no_outputs)
+register_op("QueueEnqueueManyV2").input("handle: resource").input(
+    "components: Tcomponents").attr("Tcomponents: list(type) >= 1").attr(
+    "timeout_ms: int = -1").set_is_stateful().set_shape_fn(common_shapes.no_outputs)
+register_op("QueueDequeueV2").input("handle: resource").output(
+    "components: component_types").attr("component_types: list(type) >= 1").attr(
+    "timeout_ms: int = -1").set_is_stateful().set_shape_fn(common_shapes.unknown_shape)
+register_op("QueueDequeueManyV2").input("handle: resource").input("n: int32").output(
+    "components: component_types").attr("component_types: list(type) >= 1").attr(
+    "timeout_ms: int = -1").set_is_stateful().set_shape_fn(common_shapes.unknown_shape)
+register_op("QueueDequeueUpToV2").input("handle: resource").input("n: int32").output(
+    "components: component_types").attr("component_types: list(type) >= 1").attr(
+    "timeout_ms: int = -1").set_is_stateful().set_shape_fn(common_shapes.unknown_shape)
+register_op("QueueCloseV2").input("handle: resource").attr(
+    "cancel_pending_enqueues: bool = false").set_is_stateful().set_shape_fn(
+    common_shapes.no_outputs)
+register_op("QueueSizeV2").input("handle: resource").output("size: int32").set_is_stateful(
+    ).set_shape_fn(common_shapes.scalar_shape)
+register_op("QueueIsClosedV2").input("handle: resource").output("is_closed: bool").set_is_stateful(
+    ).set_shape_fn(common_shapes.scalar_shape)

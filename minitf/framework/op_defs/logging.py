@@ -1,14 +1,10 @@
-"""The OpDefs of the logging ops: Assert.
+"""The OpDef of Assert: a node that fails the step when its condition is false.
 
-`Assert(condition, data)` fails the step with InvalidArgumentError, printing
-a summary of each tensor of `data`, when `condition` is false; it has no
-outputs, so something must run it or depend on it. It is stateful: no
-graph pass may fold it away.
-
-The front end reads these OpDefs to type and check a new Operation (the
-constructor users call, `tf.Assert`, is in `minitf/ops/control_flow_ops.py`);
-the runtime reads them to know what a node takes and gives (the kernel is in
-`minitf/kernels/cpu/logging_kernels.py`).
+`Assert` takes a boolean scalar and a list of tensors of any types, which
+its error message prints (each summarized to its first `summarize`
+elements). It has no outputs: other ops run after it through control
+dependencies. The constructor is in `minitf/ops/control_flow_ops.py`, the
+kernel in `minitf/kernels/cpu/logging_kernels.py`.
 
 Mirrors `tensorflow/core/ops/logging_ops.cc`.
 """

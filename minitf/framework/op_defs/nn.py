@@ -314,17 +314,21 @@ def _avg_pool_grad_shape(op):
     return [with_rank(tensor_util.constant_value_as_shape(op.inputs[0]), 4)]
 
 
-def _register_pool_op(op_type, inputs, types, shape_fn):
+def _register_pool_op(op_type, inputs, types, shape_fn, default_type=None):
     builder = register_op(op_type)
     for spec in inputs:
         builder.input(spec)
-    builder.output("output: T").attr("T: %s" % types).attr("ksize: list(int) >= 4").attr(
-        "strides: list(int) >= 4").attr(_PADDING).attr(_DATA_FORMAT).set_shape_fn(shape_fn)
+    default = " = %s" % default_type if default_type else ""
+    builder.output("output: T").attr("T: %s%s" % (types, default)).attr(
+        "ksize: list(int) >= 4").attr("strides: list(int) >= 4").attr(_PADDING).attr(
+        _DATA_FORMAT).set_shape_fn(shape_fn)
 
 
-_register_pool_op("MaxPool", ["input: T"], _REAL_NUMBERS, _pool_shape)
+# TF 1.15 gives MaxPool's and MaxPoolGrad's T a default (float), so a GraphDef
+# written with default attrs stripped may leave it out.
+_register_pool_op("MaxPool", ["input: T"], _REAL_NUMBERS, _pool_shape, default_type="float32")
 _register_pool_op("MaxPoolGrad", ["orig_input: T", "orig_output: T", "grad: T"],
-                  _REAL_NUMBERS, _max_pool_grad_shape)
+                  _REAL_NUMBERS, _max_pool_grad_shape, default_type="float32")
 _register_pool_op("MaxPoolGradGrad", ["orig_input: T", "orig_output: T", "grad: T"],
                   _REAL_NUMBERS, _max_pool_grad_grad_shape)
 _register_pool_op("AvgPool", ["value: T"], _FLOATS, _pool_shape)

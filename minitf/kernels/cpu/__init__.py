@@ -13,7 +13,11 @@ from minitf.kernels.cpu import logging_kernels  # noqa: F401
 from minitf.kernels.cpu import lookup_kernels  # noqa: F401
 from minitf.kernels.cpu import math_kernels  # noqa: F401
 from minitf.kernels.cpu import nn_kernels  # noqa: F401
+from minitf.kernels.cpu import parsing_kernels  # noqa: F401
+from minitf.kernels.cpu import queue_kernels  # noqa: F401
 from minitf.kernels.cpu import random_kernels  # noqa: F401
+from minitf.kernels.cpu import script_kernels  # noqa: F401
+from minitf.kernels.cpu import serialize_sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_cross_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import state_kernels  # noqa: F401

@@ -205,6 +205,35 @@ def transpose(ctx, x, perm):
     return ctx.xp.transpose(x, tuple(perm))
 
 
+@register_kernel("Diag", ALL_DEVICE_TYPES)
+def diag(ctx, diagonal):
+    """output[i1..ik, i1..ik] = diagonal[i1..ik], zero elsewhere (rank k becomes 2k)."""
+    if diagonal.ndim == 0:
+        raise invalid("Input must be at least rank 1, got 0")
+    xp = ctx.xp
+    size = diagonal.size
+    output = xp.zeros((size, size), dtype=diagonal.dtype)
+    output[xp.arange(size), xp.arange(size)] = diagonal.reshape(-1)
+    return output.reshape(diagonal.shape + diagonal.shape)
+
+
+@register_kernel("DiagPart", ALL_DEVICE_TYPES)
+def diag_part(ctx, tensor):
+    """diagonal[i1..ik] = input[i1..ik, i1..ik]: Diag undone."""
+    if tensor.ndim % 2 != 0 or tensor.ndim == 0:
+        raise invalid("The rank of the tensor should be even and positive, got shape %s"
+                      % shape_text(tensor.shape))
+    half = tensor.ndim // 2
+    for i in range(half):
+        if tensor.shape[i] != tensor.shape[i + half]:
+            raise invalid("Invalid shape %s: dimensions %d and %d do not match."
+                          % (shape_text(tensor.shape), i, i + half))
+    size = math.prod(tensor.shape[:half])
+    xp = ctx.xp
+    return tensor.reshape(size, size)[xp.arange(size), xp.arange(size)].reshape(
+        tensor.shape[:half])
+
+
 @register_kernel("InvertPermutation", ALL_DEVICE_TYPES)
 def invert_permutation(ctx, x):
     if x.ndim != 1:

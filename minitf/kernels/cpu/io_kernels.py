@@ -116,6 +116,7 @@ def restore_v2(ctx, prefix, tensor_names, shape_and_slices, *, dtypes):
 
 
 def _check_entry(entry, spec, dtype, prefix):
+    tensor_bundle.check_readable(entry, prefix)
     if entry.dtype != dtype.base_dtype:
         raise invalid("tensor_name = %s; expected dtype %s does not equal original dtype %s "
                       "(checkpoint %s)" % (entry.name, dtype.base_dtype.name, entry.dtype.name,

@@ -1,93 +1,74 @@
-"""The kernel of Assert: a failed check, with a summary of the tensors it was given.
+"""The Assert kernel: nothing when the condition holds, else the step fails, saying why.
 
-The message is TensorFlow's: `assertion failed: [msg] [1.5 2 3...]`, each
-tensor in brackets, at most `summarize` of its elements, nested rows in
-brackets of their own, `...` where elements were left out. Numbers print
-with the fewest digits that give the same float back (6 or 9 digits for
-float32, 15 or 17 for float64), booleans as 1 and 0.
+The error is an InvalidArgumentError whose message is
+`assertion failed: [first datum] [second datum] ...`, each datum printed as
+TensorFlow's `Tensor::SummarizeValue` prints it: its first `summarize`
+elements, nested dimensions in brackets, `...` for the rest, strings as they
+are, floats in the shortest of `%.6g` / `%.9g` that reads back the same.
 
 Mirrors `tensorflow/core/kernels/logging_ops.cc` (AssertOp) and
-`Tensor::SummarizeValue` of `tensorflow/core/framework/tensor.cc`.
+`Tensor::SummarizeValue` of `core/framework/tensor.cc`.
 """
 
 import numpy as np
 
-from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
-from minitf.framework.kernel_registry import register_kernel
-from minitf.kernels.kernel_util import host_array
-from minitf.kernels.kernel_util import invalid
-from minitf.kernels.kernel_util import shape_text
+from minitf.framework.kernel_registry import ALL_DEVICE_TYPES, register_kernel
+from minitf.kernels.kernel_util import host_array, invalid, shape_text
 
 
 @register_kernel("Assert", ALL_DEVICE_TYPES, is_expensive=False)
-def assert_op(ctx, condition, *data, summarize):
+def assert_(ctx, condition, *data, T, summarize):  # noqa: N803 - the attr's name
+    del T
     condition = host_array(ctx, condition)
     if condition.size != 1:
         raise invalid("In[0] should be a scalar: %s" % shape_text(condition.shape))
-    if bool(condition.reshape(-1)[0]):
+    if bool(condition.reshape(())):
         return None
-    parts = ["[%s]" % summarize_value(host_array(ctx, value), summarize) for value in data]
-    raise invalid("assertion failed: " + " ".join(parts))
+    raise invalid("assertion failed: " + " ".join(
+        "[%s]" % summarize_value(host_array(ctx, datum), summarize) for datum in data))
 
 
-def summarize_value(array, max_entries):
-    """At most `max_entries` elements of `array` as text, in TF's (non-v2) format."""
-    flat = array.reshape(-1)
+def summarize_value(value, max_entries):
+    """The first `max_entries` elements of `value` (all when negative) as TensorFlow prints them."""
+    flat = value.reshape(-1)
     limit = flat.size if max_entries < 0 else min(max_entries, flat.size)
-    if array.ndim == 0:
-        text = " ".join(_element_text(v) for v in flat[:limit])
+    elements = [_format_element(v, value.dtype) for v in flat[:limit]]
+    if value.ndim == 0:
+        text = " ".join(elements)
     else:
-        pieces, _ = _one_dim(array.shape, 0, flat, 0, limit)
-        text = "".join(pieces)
+        parts = []
+        _format_dim(value.shape, 0, elements, [0], parts)
+        text = "".join(parts)
     return text + ("..." if flat.size > limit else "")
 
 
-def _one_dim(shape, dim, flat, index, limit):
-    """The text of the sub-array starting at `flat[index]` along dims `dim`..: (pieces, index)."""
-    pieces = []
-    if index >= limit:
-        return pieces, index
+def _format_dim(shape, dim, elements, printed, parts):
+    """Dimension `dim` of the nested text; `printed[0]` counts the elements written so far."""
+    if printed[0] >= len(elements):
+        return
     if dim == len(shape) - 1:
         for i in range(shape[dim]):
-            if index >= limit:
+            if printed[0] >= len(elements):
                 if dim != 0:
-                    pieces.append("...")
-                return pieces, index
-            if i > 0:
-                pieces.append(" ")
-            pieces.append(_element_text(flat[index]))
-            index += 1
-        return pieces, index
+                    parts.append("...")
+                return
+            parts.append((" " if i > 0 else "") + elements[printed[0]])
+            printed[0] += 1
+        return
     for _ in range(shape[dim]):
-        opened = index < limit
-        if opened:
-            pieces.append("[")
-        inner, index = _one_dim(shape, dim + 1, flat, index, limit)
-        pieces.extend(inner)
-        if index < limit or opened:
-            pieces.append("]")
-    return pieces, index
+        opened = printed[0] < len(elements)
+        parts.append("[" if opened else "")
+        _format_dim(shape, dim + 1, elements, printed, parts)
+        parts.append("]" if opened else "")
 
 
-def _element_text(value):
-    if isinstance(value, (bytes, str)):
-        return _c_escape(value.decode("utf-8", "replace") if isinstance(value, bytes) else value)
-    if isinstance(value, (bool, np.bool_)):
+def _format_element(value, dtype):
+    if dtype == object:
+        return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+    if dtype == np.bool_:
         return "1" if value else "0"
-    if isinstance(value, (np.floating, float)):
-        return _float_text(value)
+    if np.issubdtype(dtype, np.floating):
+        digits, more = (6, 9) if dtype.itemsize <= 4 else (15, 17)
+        text = "%.*g" % (digits, value)
+        return text if dtype.type(text) == value or np.isnan(value) else "%.*g" % (more, value)
     return str(value)
-
-
-def _float_text(value):
-    """The shortest of TF's two precisions that gives the same float back."""
-    short, long_ = (6, 9) if np.asarray(value).dtype.itemsize <= 4 else (15, 17)
-    text = "%.*g" % (short, value)
-    if np.asarray(float(text), np.asarray(value).dtype) != value:
-        text = "%.*g" % (long_, value)
-    return text
-
-
-def _c_escape(text):
-    escapes = {"\n": "\\n", "\r": "\\r", "\t": "\\t", '"': '\\"', "'": "\\'", "\\": "\\\\"}
-    return "".join(escapes.get(c, c) for c in text)

@@ -81,6 +81,12 @@ def _real_div(xp, x, y):
     return xp.true_divide(x, y)
 
 
+def _div_no_nan(xp, x, y):
+    """x / y, and 0 wherever y is 0 (even where x is 0 or NaN)."""
+    quotient = xp.true_divide(x, xp.where(y == 0, xp.ones_like(y), y))
+    return xp.where(y == 0, xp.zeros_like(quotient), quotient)
+
+
 def _floor_div(xp, x, y):
     if _is_integer(x):
         _check_no_integer_zero(xp, y, x)
@@ -127,6 +133,7 @@ _BINARY = {
     "Sub": lambda xp, x, y: xp.subtract(x, y),
     "Mul": lambda xp, x, y: xp.multiply(x, y),
     "RealDiv": _real_div,
+    "DivNoNan": _div_no_nan,
     "FloorDiv": _floor_div,
     "FloorMod": _floor_mod,
     "Pow": _pow,

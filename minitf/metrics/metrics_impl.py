@@ -1,0 +1,563 @@
+"""`tf.metrics`: streaming metrics, each a pair (value, update_op) over local variables.
+
+A metric is two things in the graph. Its **state** is a few local
+variables (`metric_variable`: zeros, not trainable, in the LOCAL_VARIABLES
+and METRIC_VARIABLES collections), such as `total` and `count` for a mean,
+or the confusion counts at each threshold for an AUC. Its **update_op**
+adds one batch to the state (AssignAdd, ScatterAdd) and computes the metric
+from the updated state; its **value** computes the metric from the state as
+it is, without changing it. Run `update_op` once per batch of an evaluation
+and read `value` at the end; `tf.local_variables_initializer()` zeroes the
+state for the next evaluation.
+
+Every metric is built from a few shared pieces: `mean` (a weighted total
+over a weighted count, which `accuracy`, the errors and `percentage_below`
+reduce to), `_count_condition` (the true/false positives/negatives),
+`_confusion_matrix_at_thresholds` (the counts `auc` and the `*_at_thresholds`
+metrics read), and `_streaming_confusion_matrix` (`mean_iou`).
+
+Mirrors `tensorflow/python/ops/metrics_impl.py` (TF 1.15), without the
+distribution strategies: a metric value is computed once, in the graph it
+is made in.
+"""
+
+from minitf.graph import dtypes, ops
+from minitf.graph.constant_op import constant
+from minitf.graph.tensor_conversion import convert_to_tensor
+from minitf.ops import (array_ops, check_ops, confusion_matrix, math_ops, state_ops,
+                        variable_scope, variables, weights_broadcast_ops)
+
+__all__ = ["accuracy", "auc", "false_negatives", "false_negatives_at_thresholds",
+           "false_positives", "false_positives_at_thresholds", "mean", "mean_absolute_error",
+           "mean_iou", "mean_per_class_accuracy", "mean_squared_error", "percentage_below",
+           "precision", "precision_at_thresholds", "recall", "recall_at_thresholds",
+           "root_mean_squared_error", "true_negatives", "true_negatives_at_thresholds",
+           "true_positives", "true_positives_at_thresholds"]
+
+
+def metric_variable(shape, dtype, validate_shape=True, name=None):
+    """A variable of zeros for a metric's state: local, in METRIC_VARIABLES, not trainable."""
+    return variables.Variable(
+        lambda: array_ops.zeros(shape, dtype), trainable=False,
+        collections=[ops.GraphKeys.LOCAL_VARIABLES, ops.GraphKeys.METRIC_VARIABLES],
+        validate_shape=validate_shape, name=name)
+
+
+def _remove_squeezable_dimensions(predictions, labels, weights):
+    """Squeezes a trailing 1 so that labels, predictions and weights have matching ranks.
+
+    Predictions or labels lose their last dimension when their ranks differ
+    by one; weights lose it, or gain one, to match the predictions. Scalar
+    weights stay scalar. Only static ranks are used: without `tf.cond`, a
+    rank known only at run time is left as it is.
+    """
+    predictions = convert_to_tensor(predictions)
+    if labels is not None:
+        labels, predictions = confusion_matrix.remove_squeezable_dimensions(labels, predictions)
+        predictions.shape.assert_is_compatible_with(labels.shape)
+    if weights is None:
+        return predictions, labels, None
+    weights = convert_to_tensor(weights)
+    weights_rank, predictions_rank = weights.shape.ndims, predictions.shape.ndims
+    if weights_rank == 0 or weights_rank is None or predictions_rank is None:
+        return predictions, labels, weights
+    if weights_rank - predictions_rank == 1:
+        weights = array_ops.squeeze(weights, [-1])
+    elif predictions_rank - weights_rank == 1:
+        weights = array_ops.expand_dims(weights, [-1])
+    return predictions, labels, weights
+
+
+def _streaming_confusion_matrix(labels, predictions, num_classes, weights=None):
+    """A float64 [num_classes, num_classes] variable, and the op that adds a batch's matrix."""
+    total_cm = metric_variable([num_classes, num_classes], dtypes.float64,
+                               name="total_confusion_matrix")
+    predictions = math_ops.cast(predictions, dtypes.int64)
+    labels = math_ops.cast(labels, dtypes.int64)
+    num_classes = math_ops.cast(num_classes, dtypes.int64)
+    if predictions.shape.ndims > 1:
+        predictions = array_ops.reshape(predictions, [-1])
+    if labels.shape.ndims > 1:
+        labels = array_ops.reshape(labels, [-1])
+    if weights is not None and weights.shape.ndims > 1:
+        weights = array_ops.reshape(weights, [-1])
+    current_cm = confusion_matrix.confusion_matrix(labels, predictions, num_classes,
+                                                   weights=weights, dtype=dtypes.float64)
+    return total_cm, state_ops.assign_add(total_cm, current_cm)
+
+
+def _aggregate_across_replicas(metrics_collections, metric_value_fn, *args):
+    """The metric's value from its state, added to `metrics_collections`.
+
+    (TensorFlow sums the state of every replica first; minitf has one.)
+    """
+    metric_value = metric_value_fn(None, *args)
+    if metrics_collections:
+        ops.add_to_collections(metrics_collections, metric_value)
+    return metric_value
+
+
+def _aggregate_variable(v, collections):
+    return _aggregate_across_replicas(collections, lambda _, value: array_ops.identity(value), v)
+
+
+def _add_update_op(updates_collections, update_op):
+    if updates_collections:
+        ops.add_to_collections(updates_collections, update_op)
+    return update_op
+
+
+# --- means ------------------------------------------------------------------------------
+def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) mean of `values`: local variables `total` and `count`, total / count.
+
+    `update_op` adds sum(values * weights) to `total` and sum(weights) to
+    `count` (weights default to 1; a weight of 0 masks a value).
+    """
+    with variable_scope.variable_scope(name, "mean", (values, weights)):
+        values = math_ops.cast(values, dtypes.float32)
+        total = metric_variable([], dtypes.float32, name="total")
+        count = metric_variable([], dtypes.float32, name="count")
+        if weights is None:
+            num_values = math_ops.cast(array_ops.size(values), dtypes.float32)
+        else:
+            values, _, weights = _remove_squeezable_dimensions(
+                predictions=values, labels=None, weights=weights)
+            weights = weights_broadcast_ops.broadcast_weights(
+                math_ops.cast(weights, dtypes.float32), values)
+            values = math_ops.multiply(values, weights)
+            num_values = math_ops.reduce_sum(weights)
+        update_total_op = state_ops.assign_add(total, math_ops.reduce_sum(values))
+        with ops.control_dependencies([values]):
+            update_count_op = state_ops.assign_add(count, num_values)
+
+        def compute_mean(_, t, c):
+            return math_ops.div_no_nan(t, math_ops.maximum(c, 0), name="value")
+
+        mean_t = _aggregate_across_replicas(metrics_collections, compute_mean, total, count)
+        update_op = math_ops.div_no_nan(update_total_op, math_ops.maximum(update_count_op, 0),
+                                        name="update_op")
+        return mean_t, _add_update_op(updates_collections, update_op)
+
+
+def accuracy(labels, predictions, weights=None, metrics_collections=None,
+             updates_collections=None, name=None):
+    """How often `predictions` equals `labels`: the mean of 1.0 (equal) and 0.0 (not)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    predictions.shape.assert_is_compatible_with(labels.shape)
+    if labels.dtype != predictions.dtype:
+        predictions = math_ops.cast(predictions, labels.dtype)
+    is_correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
+    return mean(is_correct, weights, metrics_collections, updates_collections,
+                name or "accuracy")
+
+
+def mean_absolute_error(labels, predictions, weights=None, metrics_collections=None,
+                        updates_collections=None, name=None):
+    """The mean of |predictions - labels|."""
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    absolute_errors = math_ops.abs(predictions - labels)
+    return mean(absolute_errors, weights, metrics_collections, updates_collections,
+                name or "mean_absolute_error")
+
+
+def mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
+                       updates_collections=None, name=None):
+    """The mean of (labels - predictions)²."""
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    squared_error = math_ops.squared_difference(labels, predictions)
+    return mean(squared_error, weights, metrics_collections, updates_collections,
+                name or "mean_squared_error")
+
+
+def root_mean_squared_error(labels, predictions, weights=None, metrics_collections=None,
+                            updates_collections=None, name=None):
+    """The square root of `mean_squared_error` (whose variables it uses)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    mse, update_mse_op = mean_squared_error(labels, predictions, weights, None, None,
+                                            name or "root_mean_squared_error")
+    rmse = _aggregate_across_replicas(metrics_collections, lambda _, m: math_ops.sqrt(m), mse)
+    return rmse, _add_update_op(updates_collections, math_ops.sqrt(update_mse_op))
+
+
+def percentage_below(values, threshold, weights=None, metrics_collections=None,
+                     updates_collections=None, name=None):
+    """The fraction of `values` below `threshold`."""
+    is_below_threshold = math_ops.cast(math_ops.less(values, threshold), dtypes.float32)
+    return mean(is_below_threshold, weights, metrics_collections, updates_collections,
+                name or "percentage_below_threshold")
+
+
+def mean_per_class_accuracy(labels, predictions, num_classes, weights=None,
+                            metrics_collections=None, updates_collections=None, name=None):
+    """The accuracy of each class (correct / seen, per label), averaged over the classes.
+
+    Its update_op returns the per-class accuracies, its value their mean.
+    """
+    with variable_scope.variable_scope(name, "mean_accuracy", (predictions, labels, weights)):
+        labels = math_ops.cast(labels, dtypes.int64)
+        if labels.shape.ndims > 1:
+            labels = array_ops.reshape(labels, [-1])
+        if predictions.shape.ndims > 1:
+            predictions = array_ops.reshape(predictions, [-1])
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        total = metric_variable([num_classes], dtypes.float32, name="total")
+        count = metric_variable([num_classes], dtypes.float32, name="count")
+        ones = array_ops.ones([array_ops.size(labels)], dtypes.float32)
+        if labels.dtype != predictions.dtype:
+            predictions = math_ops.cast(predictions, labels.dtype)
+        is_correct = math_ops.cast(math_ops.equal(predictions, labels), dtypes.float32)
+        if weights is not None:
+            if weights.shape.ndims > 1:
+                weights = array_ops.reshape(weights, [-1])
+            weights = math_ops.cast(weights, dtypes.float32)
+            is_correct *= weights
+            ones *= weights
+        update_total_op = state_ops.scatter_add(total, labels, ones)
+        update_count_op = state_ops.scatter_add(count, labels, is_correct)
+
+        def compute_mean_accuracy(_, count, total):
+            per_class_accuracy = math_ops.div_no_nan(count, math_ops.maximum(total, 0))
+            return math_ops.reduce_mean(per_class_accuracy, name="mean_accuracy")
+
+        mean_accuracy_v = _aggregate_across_replicas(metrics_collections, compute_mean_accuracy,
+                                                     count, total)
+        update_op = math_ops.div_no_nan(update_count_op, math_ops.maximum(update_total_op, 0),
+                                        name="update_op")
+        return mean_accuracy_v, _add_update_op(updates_collections, update_op)
+
+
+def mean_iou(labels, predictions, num_classes, weights=None, metrics_collections=None,
+             updates_collections=None, name=None):
+    """The mean over classes of intersection / union, from a streaming confusion matrix.
+
+    For class c, the intersection is cm[c, c] and the union is its row plus
+    its column minus cm[c, c]; classes never seen (union 0) are left out of
+    the mean. The update_op returns the updated confusion matrix.
+    """
+    with variable_scope.variable_scope(name, "mean_iou", (predictions, labels, weights)):
+        predictions.shape.assert_is_compatible_with(labels.shape)
+        total_cm, update_op = _streaming_confusion_matrix(labels, predictions, num_classes,
+                                                          weights)
+
+        def compute_mean_iou(_, total_cm):
+            sum_over_row = math_ops.cast(math_ops.reduce_sum(total_cm, 0), dtypes.float32)
+            sum_over_col = math_ops.cast(math_ops.reduce_sum(total_cm, 1), dtypes.float32)
+            cm_diag = math_ops.cast(array_ops.diag_part(total_cm), dtypes.float32)
+            denominator = sum_over_row + sum_over_col - cm_diag
+            num_valid_entries = math_ops.reduce_sum(
+                math_ops.cast(math_ops.not_equal(denominator, 0), dtype=dtypes.float32))
+            denominator = math_ops.where(math_ops.greater(denominator, 0), denominator,
+                                         array_ops.ones_like(denominator))
+            iou = math_ops.divide(cm_diag, denominator)
+            return math_ops.where(math_ops.greater(num_valid_entries, 0),
+                                  math_ops.reduce_sum(iou, name="mean_iou") / num_valid_entries,
+                                  0)
+
+        mean_iou_v = _aggregate_across_replicas(metrics_collections, compute_mean_iou, total_cm)
+        return mean_iou_v, _add_update_op(updates_collections, update_op)
+
+
+# --- counts of true/false positives/negatives -------------------------------------------
+def _count_condition(values, weights=None, metrics_collections=None, updates_collections=None):
+    """A `count` variable and the op that adds the (weighted) number of true `values`."""
+    check_ops.assert_type(values, dtypes.bool)
+    count = metric_variable([], dtypes.float32, name="count")
+    values = math_ops.cast(values, dtypes.float32)
+    if weights is not None:
+        with ops.control_dependencies((check_ops.assert_rank_in(
+                weights, (0, array_ops.rank(values))),)):
+            weights = math_ops.cast(weights, dtypes.float32)
+            values = math_ops.multiply(values, weights)
+    value_tensor = _aggregate_variable(count, metrics_collections)
+    update_op = state_ops.assign_add(count, math_ops.reduce_sum(values))
+    return value_tensor, _add_update_op(updates_collections, update_op)
+
+
+def _count_matches(scope, label_wanted, prediction_wanted, labels, predictions, weights,
+                   metrics_collections, updates_collections, name):
+    """The (weighted) count of examples whose label and prediction are as wanted."""
+    with variable_scope.variable_scope(name, scope, (predictions, labels, weights)):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            predictions=math_ops.cast(predictions, dtype=dtypes.bool),
+            labels=math_ops.cast(labels, dtype=dtypes.bool), weights=weights)
+        is_match = math_ops.logical_and(math_ops.equal(labels, label_wanted),
+                                        math_ops.equal(predictions, prediction_wanted))
+        return _count_condition(is_match, weights, metrics_collections, updates_collections)
+
+
+def true_positives(labels, predictions, weights=None, metrics_collections=None,
+                   updates_collections=None, name=None):
+    """The (weighted) number of examples labeled True and predicted True."""
+    return _count_matches("true_positives", True, True, labels, predictions, weights,
+                          metrics_collections, updates_collections, name)
+
+
+def false_positives(labels, predictions, weights=None, metrics_collections=None,
+                    updates_collections=None, name=None):
+    """The (weighted) number of examples labeled False and predicted True."""
+    return _count_matches("false_positives", False, True, labels, predictions, weights,
+                          metrics_collections, updates_collections, name)
+
+
+def true_negatives(labels, predictions, weights=None, metrics_collections=None,
+                   updates_collections=None, name=None):
+    """The (weighted) number of examples labeled False and predicted False."""
+    return _count_matches("true_negatives", False, False, labels, predictions, weights,
+                          metrics_collections, updates_collections, name)
+
+
+def false_negatives(labels, predictions, weights=None, metrics_collections=None,
+                    updates_collections=None, name=None):
+    """The (weighted) number of examples labeled True and predicted False."""
+    return _count_matches("false_negatives", True, False, labels, predictions, weights,
+                          metrics_collections, updates_collections, name)
+
+
+def _ratio_of_counts(scope, other_count, labels, predictions, weights, metrics_collections,
+                     updates_collections, name):
+    """tp / (tp + other), 0 when both are 0: precision (other: fp) or recall (other: fn)."""
+    with variable_scope.variable_scope(name, scope, (predictions, labels, weights)):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            predictions=math_ops.cast(predictions, dtype=dtypes.bool),
+            labels=math_ops.cast(labels, dtype=dtypes.bool), weights=weights)
+        true_p, true_p_update = true_positives(labels, predictions, weights)
+        other, other_update = other_count(labels, predictions, weights)
+
+        def compute(tp, other, name):
+            return math_ops.where(math_ops.greater(tp + other, 0),
+                                  math_ops.divide(tp, tp + other), 0, name)
+
+        value = _aggregate_across_replicas(
+            metrics_collections, lambda _, tp, o: compute(tp, o, "value"), true_p, other)
+        update_op = compute(true_p_update, other_update, "update_op")
+        return value, _add_update_op(updates_collections, update_op)
+
+
+def precision(labels, predictions, weights=None, metrics_collections=None,
+              updates_collections=None, name=None):
+    """Of the examples predicted True, the (weighted) fraction labeled True."""
+    return _ratio_of_counts("precision", false_positives, labels, predictions, weights,
+                            metrics_collections, updates_collections, name)
+
+
+def recall(labels, predictions, weights=None, metrics_collections=None,
+           updates_collections=None, name=None):
+    """Of the examples labeled True, the (weighted) fraction predicted True."""
+    return _ratio_of_counts("recall", false_negatives, labels, predictions, weights,
+                            metrics_collections, updates_collections, name)
+
+
+# --- counts at thresholds, and what they make: AUC, precision and recall at thresholds -----
+def _confusion_matrix_at_thresholds(labels, predictions, thresholds, weights=None,
+                                    includes=None):
+    """Variables of the (weighted) tp, fn, tn, fp counts at each threshold, and their updates.
+
+    An example is predicted positive at threshold t when its prediction is
+    above t. The predictions must lie in [0, 1] (checked at run time).
+    Returns two dicts keyed by the `includes` ('tp', 'fn', 'tn', 'fp').
+    """
+    all_includes = ("tp", "fn", "tn", "fp")
+    if includes is None:
+        includes = all_includes
+    for include in includes:
+        if include not in all_includes:
+            raise ValueError("Invalid key: %s." % include)
+
+    with ops.control_dependencies([
+            check_ops.assert_greater_equal(
+                predictions, math_ops.cast(0.0, dtype=predictions.dtype),
+                message="predictions must be in [0, 1]"),
+            check_ops.assert_less_equal(
+                predictions, math_ops.cast(1.0, dtype=predictions.dtype),
+                message="predictions must be in [0, 1]")]):
+        predictions, labels, weights = _remove_squeezable_dimensions(
+            predictions=math_ops.cast(predictions, dtypes.float32),
+            labels=math_ops.cast(labels, dtype=dtypes.bool), weights=weights)
+
+    num_thresholds = len(thresholds)
+    predictions_2d = array_ops.reshape(predictions, [-1, 1])
+    labels_2d = array_ops.reshape(math_ops.cast(labels, dtype=dtypes.bool), [1, -1])
+    num_predictions = predictions_2d.shape.as_list()[0]
+    if num_predictions is None:
+        num_predictions = array_ops.shape(predictions_2d)[0]
+    thresh_tiled = array_ops.tile(array_ops.expand_dims(constant(thresholds), [1]),
+                                  array_ops.stack([1, num_predictions]))
+    # One row per threshold, one column per example.
+    pred_is_pos = math_ops.greater(
+        array_ops.tile(array_ops.transpose(predictions_2d), [num_thresholds, 1]), thresh_tiled)
+    pred_is_neg = math_ops.logical_not(pred_is_pos) if {"fn", "tn"} & set(includes) else None
+    label_is_pos = array_ops.tile(labels_2d, [num_thresholds, 1])
+    label_is_neg = math_ops.logical_not(label_is_pos) if {"fp", "tn"} & set(includes) else None
+    weights_tiled = None
+    if weights is not None:
+        weights = weights_broadcast_ops.broadcast_weights(
+            math_ops.cast(weights, dtypes.float32), predictions)
+        weights_tiled = array_ops.tile(array_ops.reshape(weights, [1, -1]), [num_thresholds, 1])
+        thresh_tiled.shape.assert_is_compatible_with(weights_tiled.shape)
+
+    conditions = {"tp": ("true_positives", label_is_pos, pred_is_pos),
+                  "fn": ("false_negatives", label_is_pos, pred_is_neg),
+                  "tn": ("true_negatives", label_is_neg, pred_is_neg),
+                  "fp": ("false_positives", label_is_neg, pred_is_pos)}
+    values, update_ops = {}, {}
+    for key in all_includes:
+        if key not in includes:
+            continue
+        variable_name, label_is, pred_is = conditions[key]
+        count = metric_variable([num_thresholds], dtypes.float32, name=variable_name)
+        is_counted = math_ops.cast(math_ops.logical_and(label_is, pred_is), dtypes.float32)
+        if weights_tiled is not None:
+            is_counted *= weights_tiled
+        update_ops[key] = state_ops.assign_add(count, math_ops.reduce_sum(is_counted, 1))
+        values[key] = count
+    return values, update_ops
+
+
+def auc(labels, predictions, weights=None, num_thresholds=200, metrics_collections=None,
+        updates_collections=None, curve="ROC", name=None, summation_method="trapezoidal",
+        thresholds=None):
+    """The area under the ROC (or precision-recall) curve, from counts at fixed thresholds.
+
+    `num_thresholds` evenly spaced thresholds in (0, 1), or the given
+    `thresholds`, plus one just below 0 and one just above 1, discretize the
+    curve; `summation_method` says how the area between two of its points
+    is taken: 'trapezoidal' (default), 'careful_interpolation' (PR: the
+    interpolation of Davis & Goadrich), 'minoring' (lower bound) or
+    'majoring' (upper bound).
+    """
+    with variable_scope.variable_scope(name, "auc", (labels, predictions, weights)):
+        if curve not in ("ROC", "PR"):
+            raise ValueError("curve must be either ROC or PR, %s unknown" % curve)
+        kepsilon = 1e-7  # so that predictions of exactly 0 and 1 fall inside the end thresholds
+        if thresholds is not None:
+            thresholds = sorted(thresholds)
+            num_thresholds = len(thresholds) + 2
+        else:
+            thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon] + thresholds + [1.0 + kepsilon]
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights)
+        epsilon = 1.0e-6  # keeps the rates defined when a count is 0
+
+        def interpolate_pr_auc(tp, fp, fn):
+            """PR-AUC with TP, FP and P = TP + FP linear between thresholds (Davis et al., 2006).
+
+            Over an interval where P goes from P_A to P_B, precision is
+            (TP_A + slope·(P - P_A)) / P; its integral, divided by all
+            positives, is slope·(dTP + intercept·log(P_B / P_A)) / (TP + FN).
+            """
+            dtp = tp[:num_thresholds - 1] - tp[1:]
+            p = tp + fp
+            prec_slope = math_ops.div_no_nan(
+                dtp, math_ops.maximum(p[:num_thresholds - 1] - p[1:], 0), name="prec_slope")
+            intercept = tp[1:] - math_ops.multiply(prec_slope, p[1:])
+            safe_p_ratio = math_ops.where(
+                math_ops.logical_and(p[:num_thresholds - 1] > 0, p[1:] > 0),
+                math_ops.div_no_nan(p[:num_thresholds - 1], math_ops.maximum(p[1:], 0),
+                                    name="recall_relative_ratio"),
+                array_ops.ones_like(p[1:]))
+            return math_ops.reduce_sum(
+                math_ops.div_no_nan(prec_slope * (dtp + intercept * math_ops.log(safe_p_ratio)),
+                                    math_ops.maximum(tp[1:] + fn[1:], 0),
+                                    name="pr_auc_increment"),
+                name="interpolate_pr_auc")
+
+        def compute_auc(tp, fn, tn, fp, name):
+            if curve == "PR" and summation_method == "careful_interpolation":
+                return interpolate_pr_auc(tp, fp, fn)
+            rec = math_ops.divide(tp + epsilon, tp + fn + epsilon)
+            if curve == "ROC":
+                x, y = math_ops.divide(fp, fp + tn + epsilon), rec
+            else:
+                x, y = rec, math_ops.divide(tp + epsilon, tp + fp + epsilon)
+            widths = x[:num_thresholds - 1] - x[1:]
+            if summation_method in ("trapezoidal", "careful_interpolation"):
+                heights = (y[:num_thresholds - 1] + y[1:]) / 2.
+            elif summation_method == "minoring":
+                heights = math_ops.minimum(y[:num_thresholds - 1], y[1:])
+            elif summation_method == "majoring":
+                heights = math_ops.maximum(y[:num_thresholds - 1], y[1:])
+            else:
+                raise ValueError("Invalid summation_method: %s" % summation_method)
+            return math_ops.reduce_sum(math_ops.multiply(widths, heights), name=name)
+
+        auc_value = _aggregate_across_replicas(
+            metrics_collections,
+            lambda _, v: compute_auc(v["tp"], v["fn"], v["tn"], v["fp"], "value"), values)
+        update_op = compute_auc(update_ops["tp"], update_ops["fn"], update_ops["tn"],
+                                update_ops["fp"], "update_op")
+        return auc_value, _add_update_op(updates_collections, update_op)
+
+
+def _ratio_at_thresholds(scope, other, labels, predictions, thresholds, weights,
+                         metrics_collections, updates_collections, name):
+    """tp / (tp + other) at each threshold: precision (other: fp) or recall (other: fn)."""
+    with variable_scope.variable_scope(name, scope, (predictions, labels, weights)):
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights, includes=("tp", other))
+        epsilon = 1e-7
+        prefix = scope.partition("_")[0] + "_"
+
+        def compute(tp, other_count, name):
+            return math_ops.divide(tp, epsilon + tp + other_count, name=prefix + name)
+
+        value = _aggregate_across_replicas(
+            metrics_collections, lambda _, v: compute(v["tp"], v[other], "value"), values)
+        update_op = compute(update_ops["tp"], update_ops[other], "update_op")
+        return value, _add_update_op(updates_collections, update_op)
+
+
+def precision_at_thresholds(labels, predictions, thresholds, weights=None,
+                            metrics_collections=None, updates_collections=None, name=None):
+    """Precision at each threshold (an example is predicted True above it)."""
+    return _ratio_at_thresholds("precision_at_thresholds", "fp", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def recall_at_thresholds(labels, predictions, thresholds, weights=None,
+                         metrics_collections=None, updates_collections=None, name=None):
+    """Recall at each threshold (an example is predicted True above it)."""
+    return _ratio_at_thresholds("recall_at_thresholds", "fn", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def _count_at_thresholds(key, scope, labels, predictions, thresholds, weights,
+                         metrics_collections, updates_collections, name):
+    with variable_scope.variable_scope(name, scope, (predictions, labels, weights)):
+        values, update_ops = _confusion_matrix_at_thresholds(
+            labels, predictions, thresholds, weights=weights, includes=(key,))
+        value = _aggregate_variable(values[key], metrics_collections)
+        return value, _add_update_op(updates_collections, update_ops[key])
+
+
+def true_positives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                 metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) true positives at each threshold."""
+    return _count_at_thresholds("tp", "true_positives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def false_positives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                  metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) false positives at each threshold."""
+    return _count_at_thresholds("fp", "false_positives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def true_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                 metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) true negatives at each threshold."""
+    return _count_at_thresholds("tn", "true_negatives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)
+
+
+def false_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
+                                  metrics_collections=None, updates_collections=None, name=None):
+    """The (weighted) false negatives at each threshold."""
+    return _count_at_thresholds("fn", "false_negatives", labels, predictions, thresholds,
+                                weights, metrics_collections, updates_collections, name)

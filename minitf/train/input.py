@@ -1,0 +1,208 @@
+"""The queue-based input functions: producers of file names and slices, and batching queues.
+
+Each function adds a queue and its enqueue ops to the graph, and a
+QueueRunner for them to the `QUEUE_RUNNERS` collection
+(`queue_runner_impl.py`); nothing moves until `start_queue_runners` (or a
+`MonitoredTrainingSession`) starts its threads.
+
+- `input_producer(tensor)` fills a queue with the rows of `tensor`,
+  shuffled if asked, `num_epochs` times (forever by default; a local
+  variable counts the epochs, so `local_variables_initializer` must run);
+  `string_input_producer` and `range_input_producer` are its common uses,
+  `slice_input_producer` dequeues an index and gathers one row of each
+  tensor.
+- `batch(tensors, batch_size)` enqueues `tensors` (one example, or many with
+  `enqueue_many`) from `num_threads` threads and dequeues `batch_size` of
+  them; `shuffle_batch` does the same through a RandomShuffleQueue.
+
+Deprecated in TensorFlow in favour of tf.data (`tf.data.Dataset.batch`,
+`shuffle`, `repeat`), and minitf warns as it does.
+
+Mirrors `tensorflow/python/training/input.py`.
+"""
+
+from minitf.graph import dtypes
+from minitf.graph.constant_op import constant
+from minitf.graph import ops
+from minitf.graph import sparse_tensor
+from minitf.graph import tensor_shape
+from minitf.graph import tensor_util
+from minitf.graph.tensor_conversion import convert_to_tensor
+from minitf.ops import array_ops
+from minitf.ops import data_flow_ops
+from minitf.ops import math_ops
+from minitf.ops import random_ops
+from minitf.ops import state_ops
+from minitf.ops import variables
+from minitf.train import queue_runner_impl
+from minitf.train.queue_runner_impl import warn_deprecated
+
+__all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
+           "slice_input_producer", "batch", "shuffle_batch"]
+
+_INSTEAD = ("Queue-based input pipelines have been replaced by `tf.data`. Use "
+            "`tf.data.Dataset.%s`.")
+
+
+def limit_epochs(tensor, num_epochs=None, name=None):
+    """`tensor`, but OutOfRangeError once it has been evaluated `num_epochs` times."""
+    if num_epochs is None:
+        return tensor
+    if num_epochs <= 0:
+        raise ValueError("num_epochs must be > 0 not %d." % num_epochs)
+    with ops.name_scope(name, "limit_epochs", [tensor]) as scope:
+        epochs = variables.Variable(constant(0, dtype=dtypes.int64), name="epochs",
+                                    trainable=False, collections=[ops.GraphKeys.LOCAL_VARIABLES])
+        counter = state_ops.count_up_to(epochs, num_epochs)
+        with ops.control_dependencies([counter]):
+            return array_ops.identity(tensor, name=scope)
+
+
+def input_producer(input_tensor, element_shape=None, num_epochs=None, shuffle=True, seed=None,
+                   capacity=32, shared_name=None, summary_name=None, name=None, cancel_op=None):
+    """A FIFOQueue filled with the rows of `input_tensor`, `num_epochs` times; see the module."""
+    warn_deprecated("input_producer", _INSTEAD % "from_tensor_slices(input_tensor).shuffle"
+                    "(tf.shape(input_tensor, out_type=tf.int64)[0]).repeat(num_epochs)",
+                    "input")
+    with ops.name_scope(name, "input_producer", [input_tensor]):
+        input_tensor = convert_to_tensor(input_tensor, name="input_tensor")
+        element_shape = input_tensor.shape[1:].merge_with(
+            tensor_shape.as_shape(element_shape) if element_shape is not None
+            else tensor_shape.unknown_shape(input_tensor.shape.ndims - 1
+                                            if input_tensor.shape.ndims else None))
+        if not element_shape.is_fully_defined():
+            raise ValueError("Either `input_tensor` must have a fully defined shape or "
+                             "`element_shape` must be specified")
+        if shuffle:
+            input_tensor = random_ops.random_shuffle(input_tensor, seed=seed)
+        input_tensor = limit_epochs(input_tensor, num_epochs)
+        queue = data_flow_ops.FIFOQueue(capacity=capacity, dtypes=[input_tensor.dtype.base_dtype],
+                                        shapes=[element_shape], shared_name=shared_name)
+        enqueue = queue.enqueue_many([input_tensor])
+        queue_runner_impl.add_queue_runner(queue_runner_impl.QueueRunner(
+            queue, [enqueue], cancel_op=cancel_op))
+        return queue
+
+
+def string_input_producer(string_tensor, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                          shared_name=None, name=None, cancel_op=None):
+    """A queue of strings (file names, usually), `num_epochs` times over, maybe shuffled."""
+    not_empty = "string_input_producer requires a non-null input tensor"
+    if not isinstance(string_tensor, ops.Tensor) and not string_tensor:
+        raise ValueError(not_empty)
+    with ops.name_scope(name, "input_producer", [string_tensor]) as scope:
+        string_tensor = convert_to_tensor(string_tensor, dtype=dtypes.string)
+        value = tensor_util.constant_value(string_tensor)
+        if value is not None and value.size == 0:
+            raise ValueError(not_empty)
+        return input_producer(string_tensor, [], num_epochs, shuffle, seed, capacity,
+                              shared_name, "fraction_of_%d_full" % capacity, scope, cancel_op)
+
+
+def range_input_producer(limit, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                         shared_name=None, name=None):
+    """A queue of the integers 0 .. limit-1 (int32), `num_epochs` times over, maybe shuffled."""
+    with ops.name_scope(name, "input_producer", [limit]) as scope:
+        range_tensor = math_ops.range(limit)
+        return input_producer(range_tensor, [], num_epochs, shuffle, seed, capacity,
+                              shared_name, "fraction_of_%d_full" % capacity, scope)
+
+
+def slice_input_producer(tensor_list, num_epochs=None, shuffle=True, seed=None, capacity=32,
+                         shared_name=None, name=None):
+    """One row of each tensor of `tensor_list` (the same row of each), row after row."""
+    with ops.name_scope(name, "input_producer", tensor_list):
+        tensor_list = [convert_to_tensor(t) for t in tensor_list]
+        if not tensor_list:
+            raise ValueError("Expected at least one tensor in slice_input_producer().")
+        range_size = array_ops.shape(tensor_list[0])[0]
+        queue = range_input_producer(range_size, num_epochs=num_epochs, shuffle=shuffle,
+                                     seed=seed, capacity=capacity, shared_name=shared_name)
+        index = queue.dequeue()
+        return [array_ops.gather(t, index) for t in tensor_list]
+
+
+# =============================================================================
+# Batching
+# =============================================================================
+
+def _as_tensor_list(tensors):
+    if isinstance(tensors, dict):
+        return [tensors[k] for k in sorted(tensors)]
+    return list(tensors)
+
+
+def _as_original_type(tensors, dequeued):
+    if not isinstance(dequeued, list):
+        dequeued = [dequeued]
+    if isinstance(tensors, dict):
+        return dict(zip(sorted(tensors), dequeued))
+    return dequeued
+
+
+def _shapes(tensor_list, shapes, enqueue_many):
+    if shapes is not None:
+        return [tensor_shape.as_shape(s) for s in shapes]
+    result = []
+    for t in tensor_list:
+        shape = t.shape[1:] if enqueue_many and t.shape.ndims else t.shape
+        if not shape.is_fully_defined():
+            raise ValueError("All shapes must be fully defined: %s" % [
+                t.shape for t in tensor_list])
+        result.append(shape)
+    return result
+
+
+def _batch(tensors, batch_size, queue, num_threads, enqueue_many, allow_smaller_final_batch,
+           name):
+    tensor_list = _as_tensor_list(tensors)
+    enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
+    enqueue_ops = [enqueue(tensor_list) for _ in range(num_threads)]
+    queue_runner_impl.add_queue_runner(queue_runner_impl.QueueRunner(queue, enqueue_ops))
+    dequeue = queue.dequeue_up_to if allow_smaller_final_batch else queue.dequeue_many
+    return _as_original_type(tensors, dequeue(batch_size, name=name))
+
+
+def _converted(tensors):
+    flat = _as_tensor_list(tensors)
+    if any(isinstance(t, sparse_tensor.SparseTensor) for t in flat):
+        raise NotImplementedError("minitf's queue batching takes dense tensors only")
+    converted = [convert_to_tensor(t) for t in flat]
+    return dict(zip(sorted(tensors), converted)) if isinstance(tensors, dict) else converted
+
+
+def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
+          dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """`tensors` (one example each run, or many) batched `batch_size` at a time through a queue."""
+    warn_deprecated("batch", _INSTEAD % "batch(batch_size)", "input")
+    with ops.name_scope(name, "batch", _as_tensor_list(tensors)) as scope:
+        tensors = _converted(tensors)
+        tensor_list = _as_tensor_list(tensors)
+        types = [t.dtype.base_dtype for t in tensor_list]
+        if dynamic_pad:
+            shapes = shapes or [t.shape[1:] if enqueue_many else t.shape for t in tensor_list]
+            queue = data_flow_ops.PaddingFIFOQueue(capacity, types, shapes,
+                                                   shared_name=shared_name)
+        else:
+            queue = data_flow_ops.FIFOQueue(capacity, types,
+                                            _shapes(tensor_list, shapes, enqueue_many),
+                                            shared_name=shared_name)
+        return _batch(tensors, batch_size, queue, num_threads, enqueue_many,
+                      allow_smaller_final_batch, scope)
+
+
+def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
+                  enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                  shared_name=None, name=None):
+    """Like `batch`, through a RandomShuffleQueue that keeps `min_after_dequeue` to mix."""
+    warn_deprecated("shuffle_batch", _INSTEAD % "shuffle(min_after_dequeue).batch(batch_size)",
+                    "input")
+    with ops.name_scope(name, "shuffle_batch", _as_tensor_list(tensors)) as scope:
+        tensors = _converted(tensors)
+        tensor_list = _as_tensor_list(tensors)
+        queue = data_flow_ops.RandomShuffleQueue(
+            capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed,
+            dtypes=[t.dtype.base_dtype for t in tensor_list],
+            shapes=_shapes(tensor_list, shapes, enqueue_many), shared_name=shared_name)
+        return _batch(tensors, batch_size, queue, num_threads, enqueue_many,
+                      allow_smaller_final_batch, scope)
