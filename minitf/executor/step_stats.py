@@ -7,6 +7,11 @@ loop the frame is `""` and the iteration 0). They come back in
 `RunMetadata.step_stats`, grouped per device, and `minitf.session.timeline`
 turns them into a Chrome trace.
 
+TensorFlow's NodeExecStats message has no field for the frame and
+iteration; the timeline label, its one free text, ends with them
+(`while/add = Add() in ;0;while/while_context, iteration 3`), which is how
+a worker's stats bring them to the client (`minitf/distributed/messages.py`).
+
 Mirrors `tensorflow/core/framework/step_stats.proto`.
 """
 
@@ -28,7 +33,8 @@ class NodeExecStats:
         self.all_end_rel_micros = all_end_rel_micros
         self.frame_name = frame_name
         self.iter_id = iter_id
-        self.timeline_label = "%s = %s()" % (node_name, op)
+        self.timeline_label = "%s = %s()" % (node_name, op) + (
+            " in %s, iteration %d" % (frame_name, iter_id) if frame_name else "")
 
     @property
     def op_start_rel_micros(self):
