@@ -303,6 +303,17 @@ def test_a_loop_gradient_is_a_loop_with_counters_stacks_and_an_accumulator():
                                    [10 * 1.5 ** 9], rtol=1e-5)
 
 
+def test_swap_memory_is_passed_to_the_stacks_of_the_gradient():
+    x = tf.placeholder(tf.float32, [], name="x")
+    out = tf.while_loop(lambda i, a: i < 4, lambda i, a: (i + 1, a * x),
+                        [tf.constant(0), tf.constant(1.0)], swap_memory=True)
+    (g,) = tf.gradients(out[1], x)
+    pushes = [op for op in tf.get_default_graph().get_operations() if op.type == "StackPushV2"]
+    assert pushes and all(op.get_attr("swap_memory") for op in pushes)
+    with tf.Session() as sess:
+        np.testing.assert_allclose(sess.run(g, {x: 1.5}), 4 * 1.5 ** 3, rtol=1e-5)
+
+
 def test_the_gradient_of_a_cond_is_a_cond():
     x = tf.placeholder(tf.float32, [], name="x")
     p = tf.placeholder(tf.bool, [], name="p")
