@@ -18,7 +18,9 @@ and the function.
 A body with control flow (a `tf.cond`, a `tf.while_loop`, or a check
 guarded by one) needs what the small executor does not have: dead tensors,
 frames and iterations. Such a body runs on the session's Executor instead,
-one step per call, its arguments and results passed through a call frame.
+one step per call (`minitf/executor/function.py`, reached through
+`minitf/framework/function_runtime.py`: a kernel cannot import the
+executor).
 
 Mirrors `tensorflow/core/kernels/data/captured_function.cc` and, for the
 way a function body runs, `tensorflow/core/common_runtime/function.cc`
@@ -29,12 +31,12 @@ import collections
 
 import numpy as np
 
-from minitf.executor import executor as executor_lib  # a module: executor.py imports the kernels
 from minitf.framework import buffers
+from minitf.framework import function_runtime
 from minitf.framework.kernel_registry import find_kernel
 from minitf.framework.op_def import get_op_def
 from minitf.framework.op_kernel import OpKernelContext
-from minitf.framework.step import CallFrame, StepState
+from minitf.framework.step import StepState
 from minitf.graph import errors
 from minitf.graph import graph_def as graph_def_lib
 
@@ -55,27 +57,8 @@ _CONTROL_FLOW_OPS = frozenset(("Switch", "RefSwitch", "Merge", "RefMerge", "Ente
 def instantiate(function_def, device):
     """The function planned for `device`: the small executor, or the Executor for control flow."""
     if any(node.op in _CONTROL_FLOW_OPS for node in function_def.node):
-        return InstantiatedControlFlowFunction(function_def, device)
+        return function_runtime.instantiate_with_control_flow(function_def, device)
     return InstantiatedFunction(function_def, device)
-
-
-class InstantiatedControlFlowFunction:
-    """A FunctionDef with conds or loops, run as one step of an Executor per call."""
-
-    def __init__(self, function_def, device):
-        self.name = function_def.name
-        self._num_results = sum(1 for node in function_def.node if node.op == "_Retval")
-        self._executor = executor_lib.Executor(list(function_def.node), device)
-
-    def run(self, args):
-        """The function's results for `args`; InvalidArgumentError for a dead result."""
-        call_frame = CallFrame(args, self._num_results)
-        self._executor.run(StepState(0, None, call_frame))
-        try:
-            return call_frame.consume_retvals()
-        except errors.InvalidArgumentError as e:
-            raise errors.InvalidArgumentError(None, None, "%s\n\t [[function %s]]" % (
-                e.message, self.name)) from None
 
 
 class InstantiatedFunction:
