@@ -3,7 +3,11 @@
 The master splits a loop whose body has nodes on two tasks as it splits
 one over two devices: each task's share gets its own copy of the frame and
 a control loop that keeps its iterations in step with the others; a dead
-tensor (of a branch not taken) crosses between tasks as a dead tensor.
+tensor (of a branch not taken) crosses between tasks as a dead tensor. The
+last test splits a loop over two tasks and, inside one of them, over two
+CPUs: the master cuts every edge between devices, of all tasks, and gives
+each its control loop; the worker's own split by device has nothing left
+to add.
 """
 
 import json
@@ -94,3 +98,29 @@ def test_a_loop_whose_body_spans_two_tasks_keeps_them_in_step(cluster):
     boxes = [e["args"] for e in trace["traceEvents"]
              if e["ph"] == "X" and e["name"] == "while/add"]
     assert {b["iteration"] for b in boxes} == set(range(50))
+
+
+def test_a_loop_over_two_tasks_and_two_devices_of_one_task(two_tasks_of_two_cpus):
+    with tf.device(WORKER0):
+        n = tf.placeholder(tf.int32, [], name="n")
+
+    def body(i, x):
+        with tf.device(WORKER1 + "/device:CPU:0"):
+            x = x * 0.5
+        with tf.device(WORKER1 + "/device:CPU:1"):
+            x = x + 1.0
+        with tf.device(WORKER0):
+            return i + 1, x
+
+    with tf.device(WORKER0):
+        out = tf.while_loop(lambda i, x: i < n, body, [0, 0.0])
+    run_metadata = tf.RunMetadata()
+    with tf.Session(two_tasks_of_two_cpus[0]) as sess:
+        i, x = sess.run(out, {n: 300}, run_metadata=run_metadata,
+                        options=tf.RunOptions(output_partition_graphs=True))
+    assert i == 300
+    np.testing.assert_allclose(x, 2.0 * (1.0 - 0.5 ** 300), rtol=1e-6)
+    devices = {g.node[0].device for g in run_metadata.partition_graphs}
+    assert devices == {"/job:worker/replica:0/task:0/device:CPU:0",
+                       "/job:worker/replica:0/task:1/device:CPU:0",
+                       "/job:worker/replica:0/task:1/device:CPU:1"}
