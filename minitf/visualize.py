@@ -152,14 +152,38 @@ def _node_lines(nodes, ids, show_attrs, group_by=None):
             title = box if group_by is not None else short_device_name(box)
             lines.append('    subgraph d%d["%s"]' % (index, _escape(title)))
             indent = "        "
-        # Inside a name-scope box, a node is labelled by its name within the scope.
-        prefix = box + "/" if box and group_by is not None else None
+        # Inside a name-scope box, a node is labelled by its name within the scope; inside
+        # a loop's frame (`while/while_context`), by its name within the loop's scope.
+        prefix = _box_prefix(box) if box and group_by is not None else None
         for node in box_nodes:
             shown = node.name[len(prefix):] if prefix and node.name.startswith(prefix) else None
             lines.append(indent + _node_text(node, ids[node.name], show_attrs, shown))
         if box:
             lines.append("    end")
     return lines
+
+
+_NAME_LINE = 14  # characters: a longer name breaks after a "/", so that its box stays narrow
+
+
+def _wrapped_name(name):
+    """The name, escaped, on lines of at most about _NAME_LINE characters, broken after "/"."""
+    lines, line = [], ""
+    for part in name.split("/"):
+        piece = part if not line else "/" + part
+        if line and len(line) + len(piece) > _NAME_LINE:
+            lines.append(line + "/")
+            line = part
+        else:
+            line += piece
+    lines.append(line)
+    return "<br/>".join(_escape(text) for text in lines)
+
+
+def _box_prefix(box):
+    """The prefix a node's name loses in `box`: the scope, or the loop's scope of a frame."""
+    scope, _, last = box.rpartition("/")
+    return scope + "/" if scope and last == "while_context" else box + "/"
 
 
 def _node_text(node, node_id, show_attrs, shown_name=None, style=None, note=None):
@@ -170,7 +194,7 @@ def _node_text(node, node_id, show_attrs, shown_name=None, style=None, note=None
     if node.op == SCOPE_OP:
         label = "<b>%s/</b><br/>%d ops" % (_escape(node.name), node.attr["num_ops"])
         return '%s[["%s"]]:::scope' % (node_id, label)
-    label = "<b>%s</b><br/>%s" % (_escape(shown_name or node.name), _escape(node.op))
+    label = "<b>%s</b><br/>%s" % (_wrapped_name(shown_name or node.name), _escape(node.op))
     attrs = _main_attrs(node) if show_attrs else ""
     if attrs:
         label += "<br/><small>%s</small>" % _escape(attrs)

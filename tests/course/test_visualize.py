@@ -251,7 +251,7 @@ def test_control_flow_nodes_their_frames_and_a_schedule_by_iteration():
     assert visualize.node_kind("NextIteration") == "control"
     drawn = visualize.to_mermaid(nodes, group_by=frames.get)
     assert 'subgraph d1["while/while_context"]' in drawn
-    assert '[/"<b>while/LoopCond</b><br/>LoopCond"\\]:::control' in drawn
+    assert '[/"<b>LoopCond</b><br/>LoopCond"\\]:::control' in drawn   # named within the loop
     run_metadata = tf.RunMetadata()
     with tf.Session() as sess:
         sess.run(total, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
@@ -279,3 +279,10 @@ def test_a_nested_loop_lane_names_the_outer_iteration_too():
     gantt = visualize.schedule_to_mermaid(run_metadata.step_stats, lanes="iteration")
     assert ("section outer/while_context iteration 1, outer/inner/while_context iteration 1"
             in gantt)
+
+
+def test_a_long_name_breaks_after_a_slash_so_that_its_box_stays_narrow():
+    with tf.name_scope("gradients/while/mul_grad/Mul_1"):
+        tf.constant(1.0, name="StackPopV2")
+    drawn = visualize.to_mermaid(tf.get_default_graph())
+    assert "<b>gradients/<br/>while/mul_grad/<br/>Mul_1/<br/>StackPopV2</b>" in drawn
