@@ -80,6 +80,11 @@ from minitf import queue  # noqa: F401,E402
 from minitf import test  # noqa: F401,E402
 from minitf import train  # noqa: F401,E402
 
+# --- math and linear algebra: tf.math, tf.linalg and their tf.* names ----------------
+from minitf.graph.dtypes import complex64, complex128  # noqa: F401,E402
+from minitf.ops.math_ops import (angle, complex, conj, imag, real,  # noqa: F401,E402,A004
+                                 to_complex64, to_complex128)
+
 del _dtypes
 
 

@@ -11,8 +11,9 @@ A name of TF 1.15's `tf.math` that minitf lacks fails saying so
 """
 
 from minitf.graph import tf1_api as _tf1_api
-from minitf.ops.math_ops import (abs, add, add_n, argmax, argmin, ceil, cos,  # noqa: F401,A004
-                                 count_nonzero, cumprod, cumsum, divide, equal, exp, floor,
+from minitf.ops.math_ops import (abs, add, add_n, angle, argmax, argmin, ceil,  # noqa: F401,A004
+                                 conj, cos, count_nonzero, cumprod, cumsum, divide, equal, exp,
+                                 floor, imag, real,
                                  floordiv, floormod, greater, greater_equal, less, less_equal,
                                  log, log1p, logical_and, logical_not, logical_or, logical_xor,
                                  maximum, minimum, mod, multiply, negative, not_equal, pow,

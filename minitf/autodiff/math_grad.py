@@ -25,8 +25,11 @@ Many gradients sit inside `control_dependencies([grad])`, as in TF: the ops
 that read only the forward values would otherwise be ready, and run, long
 before the gradient arrives, holding their result in memory meanwhile.
 
-minitf has no complex numbers, so TF's `conj` calls (identities for reals)
-are left out. Mirrors `tensorflow/python/ops/math_grad.py` (TF 1.15).
+For complex numbers TF's convention holds: the gradient of a function of
+z is the conjugate of its derivative times the incoming gradient, so
+several gradients conjugate the forward values they reuse. `math_ops.conj`
+returns a real tensor as it is, building no op, so real graphs keep TF's
+node names. Mirrors `tensorflow/python/ops/math_grad.py` (TF 1.15).
 """
 
 from minitf.autodiff.registry import NotDifferentiable
@@ -121,6 +124,7 @@ def _mul_grad(op, grad):
             and grad.dtype in (dtypes.int32, dtypes.float32)):
         return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
     sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
     return (_sum_to_shape(math_ops.multiply(grad, y), rx, sx),
             _sum_to_shape(math_ops.multiply(x, grad), ry, sy))
 
@@ -129,6 +133,7 @@ def _quotient_grad(op, grad, divide):
     """d(x / y) = dx / y - x dy / y^2, each division made by `divide`."""
     x, y = op.inputs
     sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
     return (_sum_to_shape(divide(grad, y), rx, sx),
             _sum_to_shape(grad * divide(divide(-x, y), y), ry, sy))
 
@@ -163,14 +168,21 @@ def _floor_mod_grad(op, grad):
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
-    """d(x^y) = y x^(y-1) dx + x^y log(x) dy; the dy part is 0 where x <= 0."""
+    """d(x^y) = y x^(y-1) dx + x^y log(x) dy; the dy part is 0 where x <= 0.
+
+    (For complex numbers, where the log is defined everywhere but at 0: where x = 0.)
+    """
     x, y = op.inputs
     z = op.outputs[0]
     sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    x, y, z = math_ops.conj(x), math_ops.conj(y), math_ops.conj(z)
     gx = _sum_to_shape(grad * y * math_ops.pow(x, y - 1), rx, sx)
     # log(x) is undefined for x <= 0 (and would make 0 * -inf = nan at x = 0):
     # take the log of 1 there, then zero it out.
-    mask = x > 0
+    if x.dtype.is_complex:
+        mask = math_ops.not_equal(x, array_ops.zeros_like(x))
+    else:
+        mask = x > 0
     safe_x = math_ops.where(mask, x, array_ops.ones_like(x))
     log_x = math_ops.where(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
     gy = _sum_to_shape(grad * z * log_x, ry, sy)
@@ -237,6 +249,7 @@ def _sign_grad(op, grad):
 def _square_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
+        x = math_ops.conj(x)
         two = constant(2.0, dtype=x.dtype)
         return math_ops.multiply(grad, math_ops.multiply(x, two))
 
@@ -266,35 +279,35 @@ def _exp_grad(op, grad):
     """d e^x = y dx, with y = e^x."""
     y = op.outputs[0]
     with ops.control_dependencies([grad]):
-        return grad * y
+        return grad * math_ops.conj(y)
 
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return grad * math_ops.reciprocal(x)
+        return grad * math_ops.reciprocal(math_ops.conj(x))
 
 
 @RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return grad * math_ops.reciprocal(1 + x)
+        return grad * math_ops.reciprocal(1 + math_ops.conj(x))
 
 
 @RegisterGradient("Sin")
 def _sin_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return grad * math_ops.cos(x)
+        return grad * math_ops.cos(math_ops.conj(x))
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return _negate(grad) * math_ops.sin(x)
+        return _negate(grad) * math_ops.sin(math_ops.conj(x))
 
 
 @RegisterGradient("Tanh")
@@ -377,15 +390,73 @@ def _reciprocal_grad_grad(op, grad):
 
 
 # =============================================================================
+# Complex numbers
+# =============================================================================
+
+# A real-valued function f of z = x + iy has the gradient df/dx + i df/dy:
+# what flows back into a complex tensor is such a complex number.
+
+
+@RegisterGradient("Complex")
+def _complex_grad(op, grad):
+    """The real part of the gradient goes to `real`, the imaginary part to `imag`."""
+    x, y = op.inputs
+    sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    return (_sum_to_shape(math_ops.real(grad), rx, sx),
+            _sum_to_shape(math_ops.imag(grad), ry, sy))
+
+
+@RegisterGradient("Real")
+def _real_grad(op, grad):
+    """re(z) changes with x only: the gradient grad + 0i."""
+    zero = constant(0, dtype=grad.dtype)
+    return math_ops.complex(grad, zero)
+
+
+@RegisterGradient("Imag")
+def _imag_grad(op, grad):
+    """im(z) changes with y only: the gradient 0 + grad i."""
+    zero = constant(0, dtype=grad.dtype)
+    return math_ops.complex(zero, grad)
+
+
+@RegisterGradient("Angle")
+def _angle_grad(op, grad):
+    """d atan2(y, x) = (x dy - y dx) / |z|^2, which is -grad / (y + ix) as a complex number."""
+    x = op.inputs[0]
+    with ops.control_dependencies([grad]):
+        re = math_ops.real(x)
+        im = math_ops.imag(x)
+        z = math_ops.reciprocal(math_ops.complex(im, re))
+        zero = constant(0, dtype=grad.dtype)
+        complex_grad = math_ops.complex(grad, zero)
+        return -complex_grad * z
+
+
+@RegisterGradient("Conj")
+def _conj_grad(op, grad):
+    return math_ops.conj(grad)
+
+
+@RegisterGradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    """d|z| = z / |z| times grad (and 0 at z = 0, where |z| has no derivative)."""
+    return math_ops.div_no_nan(
+        math_ops.complex(grad, array_ops.zeros_like(grad)) * op.inputs[0],
+        math_ops.complex(op.outputs[0], array_ops.zeros_like(op.outputs[0])))
+
+
+# =============================================================================
 # Cast, Select, AddN
 # =============================================================================
 
-_FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+_FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
+                dtypes.complex128)
 
 
 @RegisterGradient("Cast")
 def _cast_grad(op, grad):
-    """Between float types the gradient is cast back; to or from integers there is none."""
+    """Between float or complex types the gradient is cast back; with integers there is none."""
     source_type = op.inputs[0].dtype.base_dtype
     if source_type in _FLOAT_TYPES and grad.dtype.base_dtype in _FLOAT_TYPES:
         return math_ops.cast(grad, source_type)
@@ -414,11 +485,12 @@ def _add_n_grad(op, grad):
 def _matmul_grad(op, grad):
     """For C = A B: dA = dC B^T and dB = A^T dC, rearranged for each transpose flag.
 
-    Every case is a single MatMul whose own flags absorb the transposes.
+    Every case is a single MatMul whose own flags absorb the transposes
+    (of complex matrices, the conjugates are multiplied).
     """
     transpose_a = op.get_attr("transpose_a")
     transpose_b = op.get_attr("transpose_b")
-    a, b = op.inputs
+    a, b = (math_ops.conj(t) for t in op.inputs)
     matmul = math_ops.matmul
     if not transpose_a and not transpose_b:
         grad_a = matmul(grad, b, transpose_b=True)

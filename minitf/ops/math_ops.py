@@ -143,6 +143,7 @@ _TRUEDIV_FLOAT = {
     dtypes.uint32: dtypes.float64, dtypes.int32: dtypes.float64,
     dtypes.uint64: dtypes.float64, dtypes.int64: dtypes.float64,
     dtypes.float16: None, dtypes.float32: None, dtypes.float64: None,
+    dtypes.complex64: None, dtypes.complex128: None,
 }
 
 
@@ -185,7 +186,7 @@ def div(x, y, name=None):
     with ops.name_scope(name, "div", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-        if x.dtype.is_floating:
+        if x.dtype.is_floating or x.dtype.is_complex:
             return apply_op("RealDiv", name=scope, x=x, y=y)
         return apply_op("FloorDiv", name=scope, x=x, y=y)
 
@@ -201,9 +202,11 @@ def negative(x, name=None):
 
 
 def abs(x, name=None):  # noqa: A001 - TF's public name
-    """|x| elementwise."""
+    """|x| elementwise; of a complex number, its magnitude sqrt(re^2 + im^2), a real number."""
     with ops.name_scope(name, "Abs", [x]) as scope:
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return apply_op("ComplexAbs", name=scope, x=x, Tout=x.dtype.real_dtype)
         return apply_op("Abs", name=scope, x=x)
 
 
@@ -367,6 +370,71 @@ def where(condition, x=None, y=None, name=None):
 
 
 # =============================================================================
+# Complex numbers
+# =============================================================================
+
+# A complex64 is a pair of float32s, a complex128 a pair of float64s. Real
+# tensors pass through `real` and `conj` unchanged (no op is built), and
+# `imag` and `angle` of a real tensor are computed from its sign.
+
+_COMPLEX_OF_PARTS = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TF's public name
+    """real + imag * i: float32 parts make complex64, float64 parts complex128."""
+    real = convert_to_tensor(real, name="real")
+    imag = convert_to_tensor(imag, name="imag")
+    with ops.name_scope(name, "Complex", [real, imag]) as scope:
+        real_dtype, imag_dtype = real.dtype.base_dtype, imag.dtype.base_dtype
+        if real_dtype != imag_dtype or real_dtype not in _COMPLEX_OF_PARTS:
+            raise TypeError("real and imag have incorrect types: %s %s"
+                            % (real_dtype.name, imag_dtype.name))
+        return apply_op("Complex", name=scope, real=real, imag=imag,
+                        Tout=_COMPLEX_OF_PARTS[real_dtype])
+
+
+def real(input, name=None):  # noqa: A002 - TF's argument name
+    """The real part of each element, as float32 (of complex64) or float64; a real tensor itself."""
+    with ops.name_scope(name, "Real", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Real", name=scope, input=input, Tout=input.dtype.real_dtype)
+        return input
+
+
+def imag(input, name=None):  # noqa: A002 - TF's argument name
+    """The imaginary part of each element; zeros for a real tensor."""
+    with ops.name_scope(name, "Imag", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Imag", name=scope, input=input, Tout=input.dtype.real_dtype)
+        return array_ops.zeros_like(input)
+
+
+def angle(input, name=None):  # noqa: A002 - TF's argument name
+    """The argument of each element, atan2(im, re) in [-pi, pi]; pi or 0 for a real tensor."""
+    with ops.name_scope(name, "Angle", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Angle", name=scope, input=input, Tout=input.dtype.real_dtype)
+        return where(input < 0, np.pi * array_ops.ones_like(input),
+                     array_ops.zeros_like(input))
+
+
+def conj(x, name=None):
+    """The complex conjugate re - im * i of each element; a real tensor is returned as it is."""
+    if isinstance(x, ops.Tensor) and (x.dtype.is_floating or x.dtype.is_integer):
+        return x
+    with ops.name_scope(name, "Conj", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex or x.dtype.base_dtype == dtypes.variant:
+            return apply_op("Conj", name=scope, input=x)
+        if x.dtype.is_floating or x.dtype.is_integer:
+            return x
+        raise TypeError("Expected numeric or variant tensor, got dtype %r" % x.dtype)
+
+
+# =============================================================================
 # Casts
 # =============================================================================
 
@@ -411,6 +479,16 @@ def to_int64(x, name="ToInt64"):
     return cast(x, dtypes.int64, name=name)
 
 
+def to_complex64(x, name="ToComplex64"):
+    """Deprecated: `cast(x, tf.complex64)`."""
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    """Deprecated: `cast(x, tf.complex128)`."""
+    return cast(x, dtypes.complex128, name=name)
+
+
 # =============================================================================
 # add_n
 # =============================================================================
@@ -440,9 +518,12 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
     Rank-2 inputs make a MatMul op. When either input has rank above 2 (or
     an unknown rank) the leading dimensions are batch dimensions, broadcast
-    like NumPy's, and the op is BatchMatMulV2. For real numbers the adjoint
-    is the transpose. `a_is_sparse`/`b_is_sparse` are hints TF may use for a
-    faster kernel; they do not change the result, and minitf ignores them.
+    like NumPy's, and the op is BatchMatMulV2. The adjoint is the conjugate
+    transpose: MatMul only transposes, so an adjoint operand is conjugated
+    first, and BatchMatMulV2 only takes adjoints, so a transposed one is
+    (`conj` builds nothing for real numbers). `a_is_sparse`/`b_is_sparse` are
+    hints TF may use for a faster kernel; they do not change the result, and
+    minitf ignores them.
     """
     with ops.name_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
@@ -451,13 +532,17 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             raise ValueError("Only one of transpose_b and adjoint_b can be True.")
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")
-        transpose_a = builtins.bool(transpose_a or adjoint_a)
-        transpose_b = builtins.bool(transpose_b or adjoint_b)
         if _may_have_batch_dimensions(a) or _may_have_batch_dimensions(b):
-            return apply_op("BatchMatMulV2", name=scope, x=a, y=b, adj_x=transpose_a,
-                            adj_y=transpose_b)
-        return apply_op("MatMul", name=scope, a=a, b=b, transpose_a=transpose_a,
-                        transpose_b=transpose_b)
+            a = conj(a) if transpose_a else a
+            b = conj(b) if transpose_b else b
+            return apply_op("BatchMatMulV2", name=scope, x=a, y=b,
+                            adj_x=builtins.bool(transpose_a or adjoint_a),
+                            adj_y=builtins.bool(transpose_b or adjoint_b))
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
+        return apply_op("MatMul", name=scope, a=a, b=b,
+                        transpose_a=builtins.bool(transpose_a or adjoint_a),
+                        transpose_b=builtins.bool(transpose_b or adjoint_b))
 
 
 def _may_have_batch_dimensions(tensor):

@@ -228,6 +228,76 @@ def cast_cases():
     ]
 
 
+def complex_cases():
+    """Real functions of real inputs that pass through complex numbers.
+
+    Finite differences need real inputs and outputs: each case builds
+    complex numbers from pairs of reals, computes with them, and takes a
+    real part, imaginary part or magnitude at the end.
+    """
+    def product(x, y):
+        return tf.complex(x, y) * tf.complex(y, 2.0 * x)
+
+    return {
+        "Complex": binary_cases(lambda x, y: tf.real(tf.complex(x, y)) * 3.0
+                                + tf.imag(tf.complex(x, y)) * 2.0),
+        "Real": [Case(lambda x, y: tf.real(product(x, y)), uniform([2, 3], seed=1),
+                      uniform([2, 3], seed=2))],
+        "Imag": [Case(lambda x, y: tf.imag(product(x, y)), uniform([2, 3], seed=1),
+                      uniform([2, 3], seed=2)),
+                 Case(lambda x, y: tf.imag(product(x, y)), uniform([3], seed=3),
+                      uniform([3], seed=4), static=False)],
+        "Angle": [Case(lambda x, y: tf.angle(tf.complex(x, y)), away_from_zero([2, 3], 1),
+                       away_from_zero([2, 3], 2))],
+        "Conj": [Case(lambda x, y: tf.real(tf.conj(product(x, y)) * tf.complex(x, x)),
+                      uniform([4], seed=1), uniform([4], seed=2)),
+                 Case(lambda x, y: tf.imag(tf.conj(product(x, y)) * tf.complex(y, x)),
+                      uniform([4], seed=3), uniform([4], seed=4))],
+        "ComplexAbs": [Case(lambda x, y: tf.abs(tf.complex(x, y)), away_from_zero([2, 3], 1),
+                            away_from_zero([2, 3], 2)),
+                       Case(lambda x, y: tf.abs(product(x, y)), away_from_zero([3], 3),
+                            away_from_zero([3], 4), static=False)],
+    }
+
+
+def complex_function_cases():
+    """The unary and binary gradients on complex numbers: TF conjugates the derivative."""
+    def through(fn):
+        return lambda x, y: tf.real(fn(tf.complex(x, y))) + tf.imag(fn(tf.complex(y, x)))
+
+    def pair(fn):
+        return lambda a, b, c, d: tf.real(fn(tf.complex(a, b), tf.complex(c, d)))
+
+    inputs = (away_from_zero([2, 3], 1), away_from_zero([2, 3], 2))
+    four = [away_from_zero([2, 2], seed) for seed in range(4)]
+    return {
+        op_type: [Case(through(fn), *inputs, label="complex")]
+        for op_type, fn in [("Exp", tf.exp), ("Log", tf.log), ("Log1p", tf.log1p),
+                            ("Square", tf.square), ("Sqrt", tf.sqrt), ("Rsqrt", tf.rsqrt),
+                            ("Sin", tf.sin), ("Cos", tf.cos), ("Tanh", tf.tanh),
+                            ("Sigmoid", tf.sigmoid), ("Reciprocal", tf.reciprocal),
+                            ("Neg", tf.negative)]
+    } | {
+        # z ** w grows fast: its finite differences are a little less precise.
+        op_type: [Case(pair(fn), *four, label="complex",
+                       tolerance=1e-5 if op_type == "Pow" else 1e-6)]
+        for op_type, fn in [("Mul", tf.multiply), ("RealDiv", tf.divide),
+                            ("DivNoNan", tf.div_no_nan), ("Pow", tf.pow), ("Sub", tf.subtract),
+                            ("MatMul", tf.matmul),
+                            ("BatchMatMulV2", lambda a, b: tf.matmul(
+                                a[None], b, adjoint_a=True))]
+    }
+
+
+def merged(*case_dicts):
+    """One dict of cases from several, the lists of an op type joined."""
+    result = {}
+    for cases in case_dicts:
+        for op_type, op_cases in cases.items():
+            result.setdefault(op_type, []).extend(op_cases)
+    return result
+
+
 GRADIENT_CASES = {
     # --- binary arithmetic ----------------------------------------------------------
     "Add": binary_cases(tf.add),
@@ -308,6 +378,7 @@ GRADIENT_CASES = {
     "Cumprod": scan_cases(tf.cumprod, away_from_zero),
     "UnsortedSegmentSum": segment_sum_cases(),
 }
+GRADIENT_CASES = merged(GRADIENT_CASES, complex_cases(), complex_function_cases())
 
 ALL_CASES = [(op_type, case) for op_type, cases in GRADIENT_CASES.items() for case in cases]
 

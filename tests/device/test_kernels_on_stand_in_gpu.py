@@ -391,6 +391,19 @@ for _name, (_make, _dense_op, _sparse_op) in OPTIMIZERS.items():
         case(_op)(_build)
 
 
+# --- math and linear algebra ----------------------------------------------------------------
+
+COMPLEX = (MATRIX + 1j * POSITIVE).astype(np.complex64)
+
+
+@case("Complex", "Real", "Imag", "Angle", "ComplexAbs", "Conj")
+def complex_numbers(other):
+    z = tf.complex(tf.constant(MATRIX), tf.constant(POSITIVE))
+    c = tf.constant(COMPLEX)
+    return Case([z, tf.real(c), tf.imag(c), tf.angle(c), tf.abs(c), tf.conj(c), z * c,
+                 tf.matmul(c, c, adjoint_b=True), tf.exp(c), tf.cast(c, tf.float32)])
+
+
 # --- running them ----------------------------------------------------------------------------
 
 class Outcome:

@@ -27,10 +27,15 @@ from minitf.graph import tensor_shape
 from minitf.graph.tensor_util import constant_value
 
 # The dtypes each op accepts: TF's lists, less the dtypes minitf does not have
-# (bfloat16, complex, quantized).
+# (bfloat16, quantized).
 _FLOATS = "{float16, float32, float64}"
+_FLOATS_OR_COMPLEX = "{float16, float32, float64, complex64, complex128}"
 _SIGNED = "{float16, float32, float64, int8, int16, int32, int64}"
+_SIGNED_OR_COMPLEX = "{float16, float32, float64, int8, int16, int32, int64, complex64, complex128}"
 _REALS = "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
+# TF's `numbertype`: every real type and both complex ones.
+_NUMBERS = ("{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+            "complex64, complex128}")
 _INDEX = "{int32, int64}"
 
 
@@ -43,18 +48,20 @@ def _register_binary(op_type, types, output="T"):
         "T: %s" % types).set_shape_fn(common_shapes.broadcast_binary_shape)
 
 
-_register_binary("Add", "{float16, float32, float64, int8, int16, int32, int64, uint8, string}")
-_register_binary("AddV2", _REALS)
-_register_binary("Sub", _REALS)
-_register_binary("Mul", _REALS)
-_register_binary("RealDiv", _REALS)
-_register_binary("DivNoNan", "{float16, float32, float64}")
+_register_binary("Add", "{float16, float32, float64, int8, int16, int32, int64, uint8, complex64, "
+                        "complex128, string}")
+_register_binary("AddV2", _NUMBERS)
+_register_binary("Sub", _NUMBERS)
+_register_binary("Mul", _NUMBERS)
+_register_binary("RealDiv", _NUMBERS)
+_register_binary("DivNoNan", _FLOATS_OR_COMPLEX)
 _register_binary("FloorDiv", _REALS)
 _register_binary("FloorMod", _REALS)
-_register_binary("Pow", _SIGNED)
+_register_binary("Pow", _SIGNED_OR_COMPLEX)
 _register_binary("Maximum", _REALS)
 _register_binary("Minimum", _REALS)
-_register_binary("SquaredDifference", "{float16, float32, float64, int32, int64}")
+_register_binary("SquaredDifference",
+                 "{float16, float32, float64, int32, int64, complex64, complex128}")
 
 
 # =============================================================================
@@ -66,12 +73,34 @@ def _register_unary(op_type, types):
         common_shapes.unchanged_shape)
 
 
-for _op_type in ("Neg", "Abs", "Sign", "Round", "Reciprocal"):
+for _op_type in ("Neg", "Sign", "Reciprocal"):
+    _register_unary(_op_type, _SIGNED_OR_COMPLEX)
+for _op_type in ("Abs", "Round"):
     _register_unary(_op_type, _SIGNED)
-_register_unary("Square", _REALS)
-for _op_type in ("Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Sin", "Cos", "Tanh", "Sigmoid",
-                 "Floor", "Ceil"):
+_register_unary("Square", _NUMBERS)
+for _op_type in ("Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Sin", "Cos", "Tanh", "Sigmoid"):
+    _register_unary(_op_type, _FLOATS_OR_COMPLEX)
+for _op_type in ("Floor", "Ceil"):
     _register_unary(_op_type, _FLOATS)
+
+
+# =============================================================================
+# Complex numbers
+# =============================================================================
+
+_COMPLEX_PARTS = "{float32, float64} = float32"
+_COMPLEX = "{complex64, complex128} = complex64"
+register_op("Complex").input("real: T").input("imag: T").output("out: Tout").attr(
+    "T: " + _COMPLEX_PARTS).attr("Tout: " + _COMPLEX).set_shape_fn(
+    common_shapes.broadcast_binary_shape)
+for _op_type in ("Real", "Imag", "Angle"):
+    register_op(_op_type).input("input: T").output("output: Tout").attr(
+        "T: " + _COMPLEX).attr("Tout: " + _COMPLEX_PARTS).set_shape_fn(
+        common_shapes.unchanged_shape)
+register_op("ComplexAbs").input("x: T").output("y: Tout").attr("T: " + _COMPLEX).attr(
+    "Tout: " + _COMPLEX_PARTS).set_shape_fn(common_shapes.unchanged_shape)
+register_op("Conj").input("input: T").output("output: T").attr(
+    "T: {complex64, complex128, variant} = complex64").set_shape_fn(common_shapes.unchanged_shape)
 
 
 # =============================================================================
@@ -133,7 +162,7 @@ def _add_n_shape(op):
 
 
 register_op("AddN").input("inputs: N * T").output("sum: T").attr("N: int >= 1").attr(
-    "T: %s" % _REALS).set_shape_fn(_add_n_shape)
+    "T: %s" % _NUMBERS).set_shape_fn(_add_n_shape)
 
 
 # =============================================================================
@@ -168,7 +197,7 @@ def _check_inner_dimensions(a, b):
         raise ValueError("Dimensions must be equal, but are %s and %s" % (a, b))
 
 
-_MATMUL_TYPES = "{float16, float32, float64, int32, int64}"
+_MATMUL_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128}"
 register_op("MatMul").input("a: T").input("b: T").output("product: T").attr(
     "transpose_a: bool = false").attr("transpose_b: bool = false").attr(
     "T: %s" % _MATMUL_TYPES).set_shape_fn(_matmul_shape)
@@ -247,17 +276,19 @@ def _checked_axis(axis, rank):
     return axis % rank
 
 
-def _register_reduction(op_type, input_type):
+def _register_reduction(op_type, input_type, types=None):
     builder = register_op(op_type).input("input: %s" % input_type).input(
         "reduction_indices: Tidx").output("output: %s" % input_type).attr(
         "keep_dims: bool = false")
-    if input_type == "T":
-        builder.attr("T: %s" % _REALS)
+    if types is not None:
+        builder.attr("T: %s" % types)
     builder.attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_reduction_shape)
 
 
-for _op_type in ("Sum", "Mean", "Prod", "Max", "Min"):
-    _register_reduction(_op_type, "T")
+for _op_type in ("Sum", "Mean", "Prod"):
+    _register_reduction(_op_type, "T", _NUMBERS)
+for _op_type in ("Max", "Min"):
+    _register_reduction(_op_type, "T", _REALS)
 for _op_type in ("Any", "All"):
     _register_reduction(_op_type, "bool")
 
@@ -297,7 +328,7 @@ def _scan_shape(op):
 for _op_type in ("Cumsum", "Cumprod"):
     register_op(_op_type).input("x: T").input("axis: Tidx").attr(
         "exclusive: bool = false").attr("reverse: bool = false").output("out: T").attr(
-        "T: %s" % _REALS).attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_scan_shape)
+        "T: %s" % _NUMBERS).attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_scan_shape)
 
 
 # =============================================================================
@@ -325,7 +356,7 @@ def unsorted_segment_shape(op):
 
 
 register_op("UnsortedSegmentSum").input("data: T").input("segment_ids: Tindices").input(
-    "num_segments: Tnumsegments").output("output: T").attr("T: %s" % _REALS).attr(
+    "num_segments: Tnumsegments").output("output: T").attr("T: %s" % _NUMBERS).attr(
     "Tindices: %s" % _INDEX).attr("Tnumsegments: %s = int32" % _INDEX).set_shape_fn(
     unsorted_segment_shape)
 
@@ -354,7 +385,7 @@ def _merged_pair_shape(op):
 
 for _op_type in ("SqrtGrad", "RsqrtGrad", "TanhGrad", "SigmoidGrad", "ReciprocalGrad"):
     register_op(_op_type).input("y: T").input("dy: T").output("z: T").attr(
-        "T: %s" % _FLOATS).set_shape_fn(_merged_pair_shape)
+        "T: %s" % _FLOATS_OR_COMPLEX).set_shape_fn(_merged_pair_shape)
 
 
 # =============================================================================

@@ -40,6 +40,10 @@ def _is_integer(array):
     return np.issubdtype(array.dtype, np.integer)
 
 
+def _is_complex(array):
+    return np.issubdtype(array.dtype, np.complexfloating)
+
+
 def _named_after(op_type, kernel):
     """Gives a kernel made in a loop a readable name: FloorDiv -> floor_div."""
     kernel.__name__ = kernel.__qualname__ = re.sub(r"(?<!^)(?=[A-Z])", "_", op_type).lower()
@@ -170,6 +174,8 @@ for _op_type, _compute in _BINARY.items():
 # =============================================================================
 
 def _sigmoid(xp, x):
+    if _is_complex(x):
+        return xp.reciprocal(1 + xp.exp(-x))
     # exp(-|x|) never overflows: for x < 0, sigmoid(x) = e / (1 + e) with e = exp(x).
     e = xp.exp(-xp.abs(x))
     positive = xp.reciprocal(1 + e)
@@ -185,7 +191,7 @@ def _reciprocal(xp, x):
 _UNARY = {
     "Neg": lambda xp, x: xp.negative(x),
     "Abs": lambda xp, x: xp.abs(x),
-    "Sign": lambda xp, x: xp.sign(x),
+    "Sign": lambda xp, x: xp.sign(x),  # x / |x| for complex numbers, as TF
     "Square": lambda xp, x: xp.square(x),
     "Sqrt": lambda xp, x: xp.sqrt(x),
     "Rsqrt": lambda xp, x: xp.reciprocal(xp.sqrt(x)),
@@ -217,15 +223,67 @@ for _op_type, _compute in _UNARY.items():
 
 
 # =============================================================================
+# Complex numbers
+# =============================================================================
+
+@register_kernel("Complex", ALL_DEVICE_TYPES)
+def complex_(ctx, real, imag, *, Tout):  # noqa: N803 - TF's attr name
+    """real + imag * i, elementwise, with broadcasting.
+
+    The parts are laid side by side as pairs of floats, which is how a
+    complex number is stored, and read as complex numbers: computing
+    `real + imag * 1j` instead would turn an infinite real part into NaN.
+    """
+    if real.shape != imag.shape:
+        _check_broadcastable(real, imag)
+    xp = ctx.xp
+    pairs = xp.stack(xp.broadcast_arrays(real, imag), axis=-1)
+    return xp.ascontiguousarray(pairs).view(Tout.as_numpy_dtype)[..., 0]
+
+
+_COMPLEX_PARTS = {
+    "Real": lambda xp, x: xp.real(x),
+    "Imag": lambda xp, x: xp.imag(x),
+    "Angle": lambda xp, x: xp.angle(x),
+    "ComplexAbs": lambda xp, x: xp.abs(x),
+}
+
+
+def _register_complex_part_kernel(op_type, compute):
+    @register_kernel(op_type, ALL_DEVICE_TYPES)
+    def kernel(ctx, x, *, Tout):  # noqa: N803 - TF's attr name
+        return compute(ctx.xp, x).astype(Tout.as_numpy_dtype, copy=False)
+
+    _named_after(op_type, kernel)
+
+
+for _op_type, _compute in _COMPLEX_PARTS.items():
+    _register_complex_part_kernel(_op_type, _compute)
+
+
+@register_kernel("Conj", ALL_DEVICE_TYPES)
+def conj(ctx, x):
+    if x.dtype == object:
+        raise errors.UnimplementedError(None, None, "Conj of a variant tensor is not supported")
+    return ctx.xp.conj(x)
+
+
+# =============================================================================
 # Cast, Select, Where, AddN
 # =============================================================================
 
 @register_kernel("Cast", ALL_DEVICE_TYPES)
 def cast(ctx, x, *, SrcT, DstT):  # noqa: N803 - TF's attr names
-    """C++ conversion rules: floats truncate toward zero, integers wrap, non-zero is True."""
+    """C++ conversion rules: floats truncate toward zero, integers wrap, non-zero is True.
+
+    A complex number cast to a real type keeps its real part (to bool: it is
+    True when either part is non-zero).
+    """
     if (SrcT.name == "string") != (DstT.name == "string"):
         raise errors.UnimplementedError(None, None, "Cast %s to %s is not supported"
                                         % (SrcT.name, DstT.name))
+    if SrcT.is_complex and not DstT.is_complex:
+        x = x != 0 if DstT.is_bool else ctx.xp.real(x)
     return x.astype(DstT.as_numpy_dtype)
 
 
@@ -295,13 +353,18 @@ def batch_matmul(ctx, x, y, *, adj_x, adj_y):
     except ValueError:
         raise invalid("In[0] and In[1] must have compatible batch dimensions: %s vs. %s"
                       % (shape_text(x.shape), shape_text(y.shape))) from None
-    xp = ctx.xp
-    x = xp.swapaxes(x, -1, -2) if adj_x else x
-    y = xp.swapaxes(y, -1, -2) if adj_y else y
+    x = _adjoint(ctx.xp, x) if adj_x else x
+    y = _adjoint(ctx.xp, y) if adj_y else y
     if x.shape[-1] != y.shape[-2]:
         raise invalid("Matrix size-incompatible: In[0]: %s, In[1]: %s"
                       % (shape_text(x.shape), shape_text(y.shape)))
-    return xp.matmul(x, y)
+    return ctx.xp.matmul(x, y)
+
+
+def _adjoint(xp, matrices):
+    """The conjugate transpose of each matrix (the last two axes)."""
+    transposed = xp.swapaxes(matrices, -1, -2)
+    return xp.conj(transposed) if _is_complex(matrices) else transposed
 
 
 # =============================================================================
@@ -483,6 +546,8 @@ def _register_unary_gradient_kernel(op_type, compute):
         if y.size != dy.size:
             raise invalid("The two arguments to a cwise op must have same number of elements, "
                           "got %d and %d" % (y.size, dy.size))
+        if _is_complex(y):
+            y = ctx.xp.conj(y)  # the derivative at y, conjugated: TF's rule for complex numbers
         # 0.5 and 1 are Python numbers: NumPy keeps y's dtype (float16 stays float16).
         return compute(y, ctx.xp.reshape(dy, y.shape)).astype(y.dtype, copy=False)
 
