@@ -1,6 +1,7 @@
 """`tf.math`: the math ops under their `tf.math.*` names.
 
-Every function here is defined in `minitf/ops/math_ops.py`; TF 1.15 exports
+Most functions here are defined in `minitf/ops/math_ops.py` (the segment
+reductions in `minitf/ops/sparse_ops.py`); TF 1.15 exports
 most math functions twice, as `tf.add` and `tf.math.add`, and a few
 (`tf.math.floormod`) only here or under a second name.
 
@@ -22,6 +23,23 @@ from minitf.ops.math_ops import (abs, add, add_n, angle, argmax, argmin, ceil,  
                                  scalar_mul, sigmoid, sign, sin, sqrt, square,
                                  squared_difference, subtract, tanh, truediv,
                                  unsorted_segment_sum)
+
+from minitf.ops.confusion_matrix import confusion_matrix  # noqa: F401
+from minitf.ops.array_ops import invert_permutation  # noqa: F401
+from minitf.ops.math_ops import (acos, acosh, asin, asinh, atan, atan2, atanh,  # noqa: F401
+                                 cosh, expm1, is_finite, is_inf, is_nan, multiply_no_nan,
+                                 nextafter, reciprocal_no_nan, rint, sinh, tan, xdivy, xlog1py,
+                                 xlogy)
+from minitf.ops.math_ops import (accumulate_n, bincount, is_non_decreasing,  # noqa: F401
+                                 is_strictly_increasing, polyval, reduce_logsumexp, reduce_std,
+                                 reduce_variance, unsorted_segment_mean, unsorted_segment_sqrt_n)
+from minitf.ops.math_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,  # noqa: F401
+                                 cumulative_logsumexp, digamma, erf, erfc, erfcinv, erfinv,
+                                 lbeta, lgamma, ndtri, polygamma, reduce_euclidean_norm, zeta)
+from minitf.ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
+from minitf.ops.sparse_ops import (segment_max, segment_mean, segment_min,  # noqa: F401
+                                   segment_prod, segment_sum, unsorted_segment_max,
+                                   unsorted_segment_min, unsorted_segment_prod)
 
 
 def __getattr__(name):

@@ -29,7 +29,7 @@ CASE_MODULES = ["test_math_grad.py", "test_array_grad.py", "test_nn_grad.py",
 # NotDifferentiable), as its gradient registry shows: backprop through them
 # is a LookupError in TF too.
 _TF_LEAVES_WITHOUT_GRADIENT = {
-    "Unique",
+    "Unique", "IsFinite", "IsInf", "IsNan", "TruncateMod", "Bincount",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.

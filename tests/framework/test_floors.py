@@ -6,7 +6,7 @@ minitf is built in floors (docs/architecture.md). Bottom up:
     runtime   kernels; executor, device; session
     builders  ops, autodiff               add Operations to a graph
     library   train, saver, layers, feature_column
-    face      minitf/__init__.py, tf.test, the tour, visualize, tf.math, tf.nn, tf.io
+    face      minitf/__init__.py, tf.test, the tour, visualize, tf.math, tf.linalg, tf.nn, tf.io
 
 An import may point down, or sideways within a floor; never up. The
 runtime's packages are floors of their own, in the order above: a kernel
@@ -36,7 +36,7 @@ FLOORS = {
     "ops": 5, "autodiff": 5,
     "train": 6, "saver": 6, "layers": 6, "feature_column": 6, "data": 6, "summary": 6,
     "profiler": 6, "metrics": 6,
-    "": 7, "__main__": 7, "tour": 7, "visualize": 7, "test": 7, "math": 7, "nn": 7,
+    "": 7, "__main__": 7, "tour": 7, "visualize": 7, "test": 7, "math": 7, "linalg": 7, "nn": 7,
     "compat": 7, "io": 7, "queue": 7,
 }
 FLOOR_NAMES = {0: "floor", 1: "runtime (kernels)", 2: "runtime (executor, device)",

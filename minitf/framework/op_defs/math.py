@@ -85,6 +85,35 @@ for _op_type in ("Floor", "Ceil"):
 
 
 # =============================================================================
+# More elementwise functions: trigonometry, tests for inf/nan, special division
+# =============================================================================
+
+for _op_type in ("Acos", "Asin", "Atan", "Tan", "Acosh", "Asinh", "Atanh", "Cosh", "Sinh",
+                 "Expm1"):
+    _register_unary(_op_type, _FLOATS_OR_COMPLEX)
+_register_unary("Rint", _FLOATS)
+for _op_type in ("Erf", "Erfc", "Lgamma", "Digamma", "Erfinv", "Ndtri", "BesselI0e",
+                 "BesselI1e"):
+    _register_unary(_op_type, _FLOATS)
+for _op_type in ("IsFinite", "IsInf", "IsNan"):
+    register_op(_op_type).input("x: T").output("y: bool").attr("T: %s" % _FLOATS).set_shape_fn(
+        common_shapes.unchanged_shape)
+
+register_op("Atan2").input("y: T").input("x: T").output("z: T").attr(
+    "T: %s" % _FLOATS).set_shape_fn(common_shapes.broadcast_binary_shape)
+_register_binary("TruncateDiv", _NUMBERS)
+_register_binary("TruncateMod", "{float16, float32, float64, int32, int64}")
+for _op_type in ("Xdivy", "Xlogy", "Xlog1py", "MulNoNan"):
+    _register_binary(_op_type, _FLOATS_OR_COMPLEX)
+register_op("Zeta").input("x: T").input("q: T").output("z: T").attr(
+    "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
+register_op("Polygamma").input("a: T").input("x: T").output("z: T").attr(
+    "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
+register_op("NextAfter").input("x1: T").input("x2: T").output("output: T").attr(
+    "T: {float64, float32} = float32").set_shape_fn(common_shapes.broadcast_binary_shape)
+
+
+# =============================================================================
 # Complex numbers
 # =============================================================================
 
@@ -165,6 +194,15 @@ register_op("AddN").input("inputs: N * T").output("sum: T").attr("N: int >= 1").
     "T: %s" % _NUMBERS).set_shape_fn(_add_n_shape)
 
 
+def _accumulate_n_shape(op):
+    """The inputs' merged shape, merged with the `shape` attr too."""
+    return [merge_shapes(_add_n_shape(op)[0], tensor_shape.as_shape(op.get_attr("shape")))]
+
+
+register_op("AccumulateNV2").input("inputs: N * T").output("sum: T").attr("N: int >= 1").attr(
+    "T: %s" % _NUMBERS).attr("shape: shape").set_shape_fn(_accumulate_n_shape)
+
+
 # =============================================================================
 # matmul
 # =============================================================================
@@ -242,6 +280,32 @@ register_op("Range").input("start: Tidx").input("limit: Tidx").input("delta: Tid
     _range_shape)
 
 
+def _lin_space_shape(op):
+    for t in op.inputs:
+        with_rank(t.shape, 0)
+    num = constant_value(op.inputs[2])
+    if num is not None and int(num) <= 0:
+        raise ValueError("Requires num > 0: %d" % int(num))
+    return [tensor_shape.vector(None if num is None else int(num))]
+
+
+register_op("LinSpace").input("start: T").input("stop: T").input("num: Tidx").output(
+    "output: T").attr("T: {float16, float32, float64}").attr(
+    "Tidx: %s = int32" % _INDEX).set_shape_fn(_lin_space_shape)
+
+
+def _bincount_shape(op):
+    with_rank(op.inputs[1].shape, 0)
+    size = constant_value(op.inputs[1])
+    if size is not None and int(size) < 0:
+        raise ValueError("size (%d) must be non-negative" % int(size))
+    return [tensor_shape.vector(None if size is None else int(size))]
+
+
+register_op("Bincount").input("arr: int32").input("size: int32").input("weights: T").output(
+    "bins: T").attr("T: {int32, int64, float32, float64}").set_shape_fn(_bincount_shape)
+
+
 # =============================================================================
 # Reductions
 # =============================================================================
@@ -285,7 +349,7 @@ def _register_reduction(op_type, input_type, types=None):
     builder.attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_reduction_shape)
 
 
-for _op_type in ("Sum", "Mean", "Prod"):
+for _op_type in ("Sum", "Mean", "Prod", "EuclideanNorm"):
     _register_reduction(_op_type, "T", _NUMBERS)
 for _op_type in ("Max", "Min"):
     _register_reduction(_op_type, "T", _REALS)
@@ -329,6 +393,9 @@ for _op_type in ("Cumsum", "Cumprod"):
     register_op(_op_type).input("x: T").input("axis: Tidx").attr(
         "exclusive: bool = false").attr("reverse: bool = false").output("out: T").attr(
         "T: %s" % _NUMBERS).attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_scan_shape)
+register_op("CumulativeLogsumexp").input("x: T").input("axis: Tidx").attr(
+    "exclusive: bool = false").attr("reverse: bool = false").output("out: T").attr(
+    "T: %s" % _FLOATS).attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_scan_shape)
 
 
 # =============================================================================

@@ -7,6 +7,7 @@ device's array module, and so serve both device types.
 from minitf.kernels import runtime_ops  # noqa: F401
 from minitf.kernels.cpu import array_kernels  # noqa: F401
 from minitf.kernels.cpu import io_kernels  # noqa: F401
+from minitf.kernels.cpu import linalg_kernels  # noqa: F401
 from minitf.kernels.cpu import logging_kernels  # noqa: F401
 from minitf.kernels.cpu import lookup_kernels  # noqa: F401
 from minitf.kernels.cpu import math_kernels  # noqa: F401
@@ -18,5 +19,6 @@ from minitf.kernels.cpu import script_kernels  # noqa: F401
 from minitf.kernels.cpu import serialize_sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_cross_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_kernels  # noqa: F401
+from minitf.kernels.cpu import special_math_kernels  # noqa: F401
 from minitf.kernels.cpu import state_kernels  # noqa: F401
 from minitf.kernels.cpu import training_kernels  # noqa: F401
