@@ -89,8 +89,8 @@ from minitf.ops.math_ops import (  # noqa: F401,E402,A004
 from minitf.ops.math_ops import (accumulate_n, bincount, is_non_decreasing,  # noqa: F401,E402
                                  is_strictly_increasing, lin_space, linspace, reduce_logsumexp,
                                  unsorted_segment_mean, unsorted_segment_sqrt_n)
-from minitf.ops.math_ops import (digamma, erf, erfc, lbeta, lgamma, polygamma,  # noqa: F401,E402
-                                 zeta)
+from minitf.ops.math_ops import (betainc, digamma, erf, erfc, lbeta, lgamma,  # noqa: F401,E402
+                                 polygamma, zeta)
 from minitf import linalg  # noqa: F401,E402
 from minitf.ops.linalg_ops import (cholesky, cholesky_solve, cross, eye, norm,  # noqa: F401,E402
                                    matrix_transpose, qr, trace)

@@ -36,6 +36,7 @@ from minitf.ops.math_ops import (accumulate_n, bincount, is_non_decreasing,  # n
 from minitf.ops.math_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,  # noqa: F401
                                  cumulative_logsumexp, digamma, erf, erfc, erfcinv, erfinv,
                                  lbeta, lgamma, ndtri, polygamma, reduce_euclidean_norm, zeta)
+from minitf.ops.math_ops import betainc  # noqa: F401
 from minitf.ops.math_ops import div_no_nan as divide_no_nan  # noqa: F401
 from minitf.ops.sparse_ops import (segment_max, segment_mean, segment_min,  # noqa: F401
                                    segment_prod, segment_sum, unsorted_segment_max,

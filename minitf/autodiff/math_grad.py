@@ -490,6 +490,17 @@ def _zeta_grad(op, grad):
         return None, _sum_to_shape(partial_q * grad, rq, sq)
 
 
+@RegisterGradient("Betainc")
+def _betainc_grad(op, grad):
+    """d I_x(a, b) / dx = x^(a-1) (1-x)^(b-1) / B(a, b); TF gives none for a and b."""
+    a, b, x = op.inputs
+    _, rx = math_ops.broadcast_gradient_args(array_ops.shape(a), array_ops.shape(x))
+    log_beta = math_ops.lgamma(a) + math_ops.lgamma(b) - math_ops.lgamma(a + b)
+    partial_x = math_ops.exp((b - 1) * math_ops.log(1 - x) + (a - 1) * math_ops.log(x)
+                             - log_beta)
+    return None, None, _sum_to_shape(partial_x * grad, rx, array_ops.shape(x))
+
+
 @RegisterGradient("Polygamma")
 def _polygamma_grad(op, grad):
     """d polygamma(n, x) / dx = polygamma(n + 1, x); no gradient for the order n."""

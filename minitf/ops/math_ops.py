@@ -525,6 +525,11 @@ def polygamma(a, x, name=None):
     return apply_op("Polygamma", name=name, a=a, x=x)
 
 
+def betainc(a, b, x, name=None):
+    """The regularized incomplete beta function I_x(a, b): the Beta(a, b) CDF at x."""
+    return apply_op("Betainc", name=name, a=a, b=b, x=x)
+
+
 def lbeta(x, name=None):
     """log |Beta(x)| over the last axis: sum(lgamma(x)) - lgamma(sum(x))."""
     with ops.name_scope(name, "lbeta", [x]):

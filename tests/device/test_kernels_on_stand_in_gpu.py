@@ -445,14 +445,15 @@ def counting_and_sums(other):
 
 
 @case("Erf", "Erfc", "Lgamma", "Digamma", "Zeta", "Polygamma", "Erfinv", "Ndtri",
-      "EuclideanNorm", "CumulativeLogsumexp", "BesselI0e", "BesselI1e")
+      "EuclideanNorm", "CumulativeLogsumexp", "BesselI0e", "BesselI1e", "Betainc")
 def special_functions(other):
     x, p = tf.constant(MATRIX), tf.constant(POSITIVE)
     return Case([tf.erf(3.0 * x), tf.erfc(3.0 * x), tf.lgamma(3.0 * x), tf.digamma(3.0 * x),
                  tf.zeta(p + 1.0, p), tf.polygamma(tf.round(p), p), tf.math.erfinv(tf.tanh(x)),
                  tf.math.ndtri(tf.sigmoid(x)), tf.math.reduce_euclidean_norm(x, axis=1),
                  tf.math.cumulative_logsumexp(x, axis=1, exclusive=True),
-                 tf.math.bessel_i0e(40.0 * x), tf.math.bessel_i1e(40.0 * x)])
+                 tf.math.bessel_i0e(40.0 * x), tf.math.bessel_i1e(40.0 * x),
+                 tf.math.betainc(p, p + 1.0, tf.sigmoid(x))])
 
 
 # --- running them ----------------------------------------------------------------------------

@@ -34,7 +34,8 @@ def test_erf_and_erfc_match_python():
 
 
 def test_lgamma_matches_python_and_has_poles():
-    x = np.concatenate([np.linspace(-7.25, 30, 130), [1e-8, 0.5, 171.5, 1e5]])
+    x = np.concatenate([np.linspace(-7.25, 30, 130), [1e-8, 0.5, 171.5, 1e5, -5e-324, -1e-10,
+                                                      -2 + 7e-15]])
     np.testing.assert_allclose(run(tf.lgamma(x)), [math.lgamma(v) for v in x], rtol=1e-12,
                                atol=1e-13)
     poles = run(tf.math.lgamma([0.0, -1.0, -np.inf, np.inf, 1.0, 2.0]))
@@ -113,7 +114,10 @@ def test_erfinv_ndtri_and_erfcinv_invert_erf():
 
 
 def bessel_by_quadrature(order, x):
-    """e^-|x| I_order(x) = 1/pi integral_0^pi e^(|x| (cos t - 1)) cos(order t) dt (sign(x) for I1)."""
+    """e^-|x| I_order(x) = 1/pi integral_0^pi e^(|x| (cos t - 1)) cos(order t) dt.
+
+    (Times sign(x) for I1, an odd function.)
+    """
     t = np.linspace(0, np.pi, 20001)
     values = np.exp(np.abs(x) * (np.cos(t) - 1)) * np.cos(order * t)
     integral = np.sum((values[1:] + values[:-1]) / 2) * (t[1] - t[0]) / np.pi
@@ -132,3 +136,24 @@ def test_bessel_functions_match_their_integrals():
     with tf.Graph().as_default():
         assert tf.math.bessel_i0e([1.0]).name == "bessel_i0e/BesselI0e:0"
         assert tf.math.bessel_i1([1.0]).name == "bessel_i1/mul:0"
+
+
+def test_betainc_is_the_beta_cdf():
+    x = np.array([0.05, 0.3, 0.5, 0.7, 0.95])
+    f = np.float64
+    results = run([tf.math.betainc(f(2.5), f(1), x), tf.betainc(f(1), f(3.5), x),
+                   tf.betainc(f(2), f(2), x), tf.betainc(f(0.5), f(0.5), x),
+                   tf.betainc(f(7), f(30), x) + tf.betainc(f(30), f(7), 1 - x)])
+    expected = [x ** 2.5, 1 - (1 - x) ** 3.5, 3 * x ** 2 - 2 * x ** 3,
+                2 / np.pi * np.arcsin(np.sqrt(x)), np.ones(5)]
+    for result, want in zip(results, expected):
+        np.testing.assert_allclose(result, want, rtol=1e-12)
+    edges = run(tf.math.betainc([2.0, 2.0, -1.0, 2.0], [3.0, 3.0, 1.0, 2.0],
+                                [0.0, 1.0, 0.5, 1.5]))
+    assert edges[:2].tolist() == [0, 1] and np.isnan(edges[2:]).all()
+    assert tf.betainc(2.0, 3.0, [0.1, 0.2]).shape.as_list() == [2]
+    with pytest.raises(ValueError, match="Dimension 0 in both shapes must be equal"):
+        tf.math.betainc(tf.ones([2]), tf.ones([3]), tf.ones([2]))
+    a = tf.placeholder(tf.float32)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Shapes of a, b and x"):
+        run(tf.betainc(a, 1.0, [0.5, 0.5]), {a: [1.0, 2.0, 3.0]})

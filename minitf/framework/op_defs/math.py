@@ -109,6 +109,20 @@ register_op("Zeta").input("x: T").input("q: T").output("z: T").attr(
     "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
 register_op("Polygamma").input("a: T").input("x: T").output("z: T").attr(
     "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
+
+
+def _betainc_shape(op):
+    """a, b and x share one shape, scalars aside."""
+    shape = tensor_shape.unknown_shape()
+    for t in op.inputs:
+        if t.shape.ndims != 0:
+            shape = merge_shapes(shape, t.shape)
+    return [shape if shape.ndims is not None or any(
+        t.shape.ndims is None for t in op.inputs) else tensor_shape.scalar()]
+
+
+register_op("Betainc").input("a: T").input("b: T").input("x: T").output("z: T").attr(
+    "T: {float32, float64}").set_shape_fn(_betainc_shape)
 register_op("NextAfter").input("x1: T").input("x2: T").output("output: T").attr(
     "T: {float64, float32} = float32").set_shape_fn(common_shapes.broadcast_binary_shape)
 

@@ -20,6 +20,8 @@ import numpy as np
 from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
 from minitf.framework.kernel_registry import register_kernel
 from minitf.kernels.cpu.math_kernels import _check_broadcastable
+from minitf.kernels.kernel_util import invalid
+from minitf.kernels.kernel_util import shape_text
 
 # =============================================================================
 # The error function
@@ -152,15 +154,15 @@ def _is_non_positive_integer(xp, x):
 def _lgamma(xp, x):
     """log |Gamma(x)|.
 
-    Between 0 and 0.5 from Gamma(x) = Gamma(x + 1) / x; at and below 0 by the
-    reflection Gamma(x) Gamma(1 - x) = pi / sin(pi x).
+    Next to 0 (|x| < 0.5) from Gamma(x) = Gamma(x + 1) / x; at and below -0.5
+    by the reflection Gamma(x) Gamma(1 - x) = pi / sin(pi x).
     """
-    small = (x > 0) & (x < 0.5)
-    negative = x <= 0
+    small = (xp.abs(x) < 0.5) & (x != 0)
+    negative = (x <= -0.5) | (x == 0)
     value = _lgamma_positive(xp, xp.where(negative, 1 - x, xp.where(small, x + 1, x)))
     sine = _sin_pi(xp, xp.where(xp.isfinite(x), x, 0))
     value = xp.where(negative, math.log(math.pi) - xp.log(sine) - value, value)
-    value = xp.where(small, value - xp.log(xp.where(small, x, 1)), value)
+    value = xp.where(small, value - xp.log(xp.abs(xp.where(small, x, 1))), value)
     value = xp.where((x == 1) | (x == 2), 0, value)  # exactly, as 0! and 1! are 1
     return xp.where(_is_non_positive_integer(xp, x) | xp.isinf(x), xp.inf, value)
 
@@ -184,15 +186,20 @@ def _digamma_positive(xp, x):
 
 
 def _digamma(xp, x):
-    """psi(x) = Gamma'(x) / Gamma(x); at and below 0 by psi(1 - x) - pi / tan(pi x).
+    """psi(x) = Gamma'(x) / Gamma(x).
 
-    NaN at the poles (0, -1, -2, ...) and at -inf.
+    Between -0.5 and 0 from psi(x) = psi(x + 1) - 1/x; at and below -0.5 by
+    the reflection psi(1 - x) - pi / tan(pi x). NaN at the poles (0, -1, -2,
+    ...) and at -inf.
     """
-    reflected = xp.where(x <= 0, 1 - x, x)
-    value = _digamma_positive(xp, xp.where(xp.isfinite(reflected), reflected, 1))
+    near_zero = (x < 0) & (x > -0.5)
+    negative = x <= -0.5
+    moved = xp.where(negative, 1 - x, xp.where(near_zero, x + 1, x))
+    value = _digamma_positive(xp, xp.where(xp.isfinite(moved), moved, 1))
     finite = xp.where(xp.isfinite(x), x, 0)
     tangent = xp.tan(math.pi * (finite - xp.round(finite)))  # tan has period pi
-    value = xp.where(x <= 0, value - math.pi / tangent, value)
+    value = xp.where(negative, value - math.pi / tangent, value)
+    value = xp.where(near_zero, value - 1 / xp.where(near_zero, x, 1), value)
     value = xp.where(x == xp.inf, xp.inf, value)
     return xp.where(_is_non_positive_integer(xp, x) | (x == -xp.inf) | xp.isnan(x), xp.nan,
                     value)
@@ -243,6 +250,47 @@ def _polygamma(xp, n, x):
     factorial = xp.exp(_lgamma(xp, order + 1))
     value = xp.where(order == 0, _digamma(xp, x), sign * factorial * _zeta(xp, order + 1, x))
     return xp.where(is_order, value, xp.nan)
+
+
+# =============================================================================
+# The regularized incomplete beta function
+# =============================================================================
+
+def _beta_continued_fraction(xp, a, b, x):
+    """The continued fraction of I_x(a, b), by Lentz's method (for x < (a + 1) / (a + b + 2))."""
+    tiny = 1e-300
+    c = xp.ones_like(x)
+    d = 1 - (a + b) * x / (a + 1)
+    d = 1 / xp.where(xp.abs(d) < tiny, tiny, d)
+    h = d
+    for m in range(1, 300):
+        for numerator in (m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)),
+                          -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))):
+            d = 1 + numerator * d
+            d = 1 / xp.where(xp.abs(d) < tiny, tiny, d)
+            c = 1 + numerator / c
+            c = xp.where(xp.abs(c) < tiny, tiny, c)
+            h = h * d * c
+    return h
+
+
+def _betainc(xp, a, b, x):
+    """I_x(a, b), the CDF of the Beta(a, b) distribution at x; NaN outside its domain.
+
+    Where x is past the mean the symmetry I_x(a, b) = 1 - I_(1-x)(b, a)
+    keeps the continued fraction converging fast.
+    """
+    valid = (a > 0) & (b > 0)
+    inside = valid & (x > 0) & (x < 1)
+    edge = xp.where(valid & (x == 0), 0.0, xp.where(valid & (x == 1), 1.0, xp.nan))
+    a, b, x = (xp.where(inside, v, 0.5) for v in (a, b, x))
+    log_front = (_lgamma(xp, a + b) - _lgamma(xp, a) - _lgamma(xp, b) + a * xp.log(x)
+                 + b * xp.log1p(-x))
+    flip = x > (a + 1) / (a + b + 2)
+    fa, fb, fx = xp.where(flip, b, a), xp.where(flip, a, b), xp.where(flip, 1 - x, x)
+    value = xp.exp(log_front) * _beta_continued_fraction(xp, fa, fb, fx) / fa
+    value = xp.where(flip, 1 - value, value)
+    return xp.where(inside, value, edge)
 
 
 # =============================================================================
@@ -320,5 +368,17 @@ for _op_type, _compute in [("Erf", _erf), ("Erfc", _erfc), ("Erfinv", _erfinv),
                            ("Ndtri", _ndtri), ("Lgamma", _lgamma), ("Digamma", _digamma),
                            ("BesselI0e", _bessel_scaled(0)), ("BesselI1e", _bessel_scaled(1))]:
     _register_unary(_op_type, _compute)
+
+
+@register_kernel("Betainc", ALL_DEVICE_TYPES)
+def betainc(ctx, a, b, x):
+    """I_x(a, b); a, b and x have one shape, or are scalars."""
+    shapes = {v.shape for v in (a, b, x) if v.ndim}
+    if len(shapes) > 1:
+        raise invalid("Shapes of a, b and x are inconsistent: %s vs. %s vs. %s"
+                      % (shape_text(a.shape), shape_text(b.shape), shape_text(x.shape)))
+    return _in_float64(ctx.xp, _betainc, *ctx.xp.broadcast_arrays(a, b, x))
+
+
 _register_binary("Zeta", _zeta)
 _register_binary("Polygamma", _polygamma)
