@@ -123,6 +123,30 @@ from minitf.ops.numerics import *  # noqa: F401,F403,E402
 from minitf.graph.tensor_spec import TensorSpec  # noqa: F401,E402
 # tf.losses (the nn family)
 from minitf import losses  # noqa: F401,E402
+# --- math and linear algebra: tf.math, tf.linalg and their tf.* names ----------------
+from minitf.graph.dtypes import complex64, complex128  # noqa: F401,E402
+from minitf.ops.math_ops import (  # noqa: F401,E402,A004
+    acos, acosh, angle, arg_max, arg_min, asin, asinh, atan, atan2, atanh, complex, conj, cosh,
+    expm1, floor_div, imag, is_finite, is_inf, is_nan, real, rint, sinh, tan, to_complex64,
+    to_complex128, truncatediv, truncatemod)
+from minitf.ops.math_ops import (accumulate_n, bincount, is_non_decreasing,  # noqa: F401,E402
+                                 is_strictly_increasing, lin_space, linspace, reduce_logsumexp,
+                                 unsorted_segment_mean, unsorted_segment_sqrt_n)
+from minitf.ops.math_ops import (betainc, digamma, erf, erfc, lbeta, lgamma,  # noqa: F401,E402
+                                 polygamma, zeta)
+from minitf import linalg  # noqa: F401,E402
+from minitf.ops.linalg_ops import (cholesky, cholesky_solve, cross, eye, norm,  # noqa: F401,E402
+                                   matrix_transpose, qr, trace)
+from minitf.ops.linalg_ops import eigh as self_adjoint_eig  # noqa: F401,E402
+from minitf.ops.linalg_ops import eigvalsh as self_adjoint_eigvals  # noqa: F401,E402
+from minitf.ops.linalg_ops import band_part as matrix_band_part  # noqa: F401,E402
+from minitf.ops.linalg_ops import det as matrix_determinant  # noqa: F401,E402
+from minitf.ops.linalg_ops import diag as matrix_diag  # noqa: F401,E402
+from minitf.ops.linalg_ops import diag_part as matrix_diag_part  # noqa: F401,E402
+from minitf.ops.linalg_ops import inv as matrix_inverse  # noqa: F401,E402
+from minitf.ops.linalg_ops import set_diag as matrix_set_diag  # noqa: F401,E402
+from minitf.ops.linalg_ops import solve as matrix_solve  # noqa: F401,E402
+from minitf.ops.linalg_ops import triangular_solve as matrix_triangular_solve  # noqa: F401,E402
 
 del _dtypes
 

@@ -200,6 +200,8 @@ def _to_device(value):
         return DeviceArray(np.asarray(value))
     if isinstance(value, (list, tuple)) and any(
             isinstance(v, (np.ndarray, np.generic)) for v in value):
+        if hasattr(value, "_fields"):  # a named tuple, as linalg.slogdet returns
+            return type(value)(*(_to_device(v) for v in value))
         return type(value)(_to_device(v) for v in value)
     return value
 

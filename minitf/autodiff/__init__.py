@@ -8,6 +8,7 @@ Mirrors `tensorflow/python/ops/gradients_impl.py`, `gradients_util.py`,
 from minitf.autodiff import array_grad  # noqa: F401  registers gradients
 from minitf.autodiff import control_flow_grad  # noqa: F401  registers gradients
 from minitf.autodiff import data_grad  # noqa: F401  registers gradients
+from minitf.autodiff import linalg_grad  # noqa: F401  registers gradients
 from minitf.autodiff import lookup_grad  # noqa: F401  registers gradients
 from minitf.autodiff import math_grad  # noqa: F401  registers gradients
 from minitf.autodiff import nn_grad  # noqa: F401  registers gradients

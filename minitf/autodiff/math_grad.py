@@ -25,9 +25,14 @@ Many gradients sit inside `control_dependencies([grad])`, as in TF: the ops
 that read only the forward values would otherwise be ready, and run, long
 before the gradient arrives, holding their result in memory meanwhile.
 
-minitf has no complex numbers, so TF's `conj` calls (identities for reals)
-are left out. Mirrors `tensorflow/python/ops/math_grad.py` (TF 1.15).
+For complex numbers TF's convention holds: the gradient of a function of
+z is the conjugate of its derivative times the incoming gradient, so
+several gradients conjugate the forward values they reuse. `math_ops.conj`
+returns a real tensor as it is, building no op, so real graphs keep TF's
+node names. Mirrors `tensorflow/python/ops/math_grad.py` (TF 1.15).
 """
+
+import numpy as np
 
 from minitf.autodiff.registry import NotDifferentiable
 from minitf.autodiff.registry import RegisterGradient
@@ -47,7 +52,7 @@ from minitf.ops import math_ops
 # Their outputs are booleans, indices or shapes: nothing to differentiate.
 for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEqual",
                  "LogicalAnd", "LogicalOr", "LogicalNot", "Any", "All",
-                 "ArgMax", "ArgMin", "Range", "Where", "BroadcastGradientArgs"):
+                 "ArgMax", "ArgMin", "Range", "LinSpace", "Where", "BroadcastGradientArgs"):
     NotDifferentiable(_op_type)
 
 
@@ -121,6 +126,7 @@ def _mul_grad(op, grad):
             and grad.dtype in (dtypes.int32, dtypes.float32)):
         return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
     sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
     return (_sum_to_shape(math_ops.multiply(grad, y), rx, sx),
             _sum_to_shape(math_ops.multiply(x, grad), ry, sy))
 
@@ -129,6 +135,7 @@ def _quotient_grad(op, grad, divide):
     """d(x / y) = dx / y - x dy / y^2, each division made by `divide`."""
     x, y = op.inputs
     sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
     return (_sum_to_shape(divide(grad, y), rx, sx),
             _sum_to_shape(grad * divide(divide(-x, y), y), ry, sy))
 
@@ -163,14 +170,21 @@ def _floor_mod_grad(op, grad):
 
 @RegisterGradient("Pow")
 def _pow_grad(op, grad):
-    """d(x^y) = y x^(y-1) dx + x^y log(x) dy; the dy part is 0 where x <= 0."""
+    """d(x^y) = y x^(y-1) dx + x^y log(x) dy; the dy part is 0 where x <= 0.
+
+    (For complex numbers, where the log is defined everywhere but at 0: where x = 0.)
+    """
     x, y = op.inputs
     z = op.outputs[0]
     sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    x, y, z = math_ops.conj(x), math_ops.conj(y), math_ops.conj(z)
     gx = _sum_to_shape(grad * y * math_ops.pow(x, y - 1), rx, sx)
     # log(x) is undefined for x <= 0 (and would make 0 * -inf = nan at x = 0):
     # take the log of 1 there, then zero it out.
-    mask = x > 0
+    if x.dtype.is_complex:
+        mask = math_ops.not_equal(x, array_ops.zeros_like(x))
+    else:
+        mask = x > 0
     safe_x = math_ops.where(mask, x, array_ops.ones_like(x))
     log_x = math_ops.where(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
     gy = _sum_to_shape(grad * z * log_x, ry, sy)
@@ -237,6 +251,7 @@ def _sign_grad(op, grad):
 def _square_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
+        x = math_ops.conj(x)
         two = constant(2.0, dtype=x.dtype)
         return math_ops.multiply(grad, math_ops.multiply(x, two))
 
@@ -266,35 +281,35 @@ def _exp_grad(op, grad):
     """d e^x = y dx, with y = e^x."""
     y = op.outputs[0]
     with ops.control_dependencies([grad]):
-        return grad * y
+        return grad * math_ops.conj(y)
 
 
 @RegisterGradient("Log")
 def _log_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return grad * math_ops.reciprocal(x)
+        return grad * math_ops.reciprocal(math_ops.conj(x))
 
 
 @RegisterGradient("Log1p")
 def _log1p_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return grad * math_ops.reciprocal(1 + x)
+        return grad * math_ops.reciprocal(1 + math_ops.conj(x))
 
 
 @RegisterGradient("Sin")
 def _sin_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return grad * math_ops.cos(x)
+        return grad * math_ops.cos(math_ops.conj(x))
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op, grad):
     x = op.inputs[0]
     with ops.control_dependencies([grad]):
-        return _negate(grad) * math_ops.sin(x)
+        return _negate(grad) * math_ops.sin(math_ops.conj(x))
 
 
 @RegisterGradient("Tanh")
@@ -377,15 +392,253 @@ def _reciprocal_grad_grad(op, grad):
 
 
 # =============================================================================
+# More elementwise functions
+# =============================================================================
+
+# IsFinite, IsInf, IsNan and TruncateMod have no gradient registered at all, as in TF.
+
+
+@RegisterGradient("Rint")
+@RegisterGradient("TruncateDiv")
+def _step_function_grad(op, grad):
+    """Rounding is a step function: no useful gradient."""
+    return [None] * len(op.inputs)
+
+
+def _unary_grad_times(derivative):
+    """The gradient of an op whose derivative at x is `derivative(x)` (conjugated)."""
+    def gradient(op, grad):
+        x = op.inputs[0]
+        with ops.control_dependencies([grad]):
+            return grad * derivative(math_ops.conj(x))
+    return gradient
+
+
+def _one_minus_square(x):
+    return constant(1, dtype=x.dtype) - math_ops.square(x)
+
+
+RegisterGradient("Asin")(_unary_grad_times(
+    lambda x: math_ops.reciprocal(math_ops.sqrt(_one_minus_square(x)))))
+RegisterGradient("Acos")(_unary_grad_times(
+    lambda x: -math_ops.reciprocal(math_ops.sqrt(_one_minus_square(x)))))
+RegisterGradient("Atan")(_unary_grad_times(
+    lambda x: math_ops.reciprocal(constant(1, dtype=x.dtype) + math_ops.square(x))))
+RegisterGradient("Atanh")(_unary_grad_times(
+    lambda x: math_ops.reciprocal(_one_minus_square(x))))
+RegisterGradient("Tan")(_unary_grad_times(
+    lambda x: math_ops.square(math_ops.reciprocal(math_ops.cos(x)))))
+RegisterGradient("Sinh")(_unary_grad_times(math_ops.cosh))
+RegisterGradient("Cosh")(_unary_grad_times(math_ops.sinh))
+RegisterGradient("Expm1")(_unary_grad_times(math_ops.exp))
+RegisterGradient("Erf")(_unary_grad_times(
+    lambda x: constant(2 / np.sqrt(np.pi), dtype=x.dtype) * math_ops.exp(-math_ops.square(x))))
+RegisterGradient("Erfc")(_unary_grad_times(
+    lambda x: constant(-2 / np.sqrt(np.pi), dtype=x.dtype) * math_ops.exp(-math_ops.square(x))))
+RegisterGradient("Lgamma")(_unary_grad_times(math_ops.digamma))
+
+
+@RegisterGradient("BesselI0e")
+def _bessel_i0e_grad(op, grad):
+    """d(e^-|x| I0(x)) = e^-|x| I1(x) - sign(x) e^-|x| I0(x)."""
+    x, y = op.inputs[0], op.outputs[0]
+    with ops.control_dependencies([grad]):
+        return grad * (math_ops.bessel_i1e(x) - math_ops.sign(x) * y)
+
+
+@RegisterGradient("BesselI1e")
+def _bessel_i1e_grad(op, grad):
+    """d(e^-|x| I1(x)) = i0e(x) - y (sign(x) + 1/x); 0.5 at x = 0, where 1/x is not."""
+    x, y = op.inputs[0], op.outputs[0]
+    with ops.control_dependencies([grad]):
+        eps = np.finfo(x.dtype.as_numpy_dtype).eps
+        zeros = array_ops.zeros_like(x)
+        x_is_not_tiny = math_ops.abs(x) > eps
+        safe_x = math_ops.where(x_is_not_tiny, x, eps + zeros)
+        dy_dx = math_ops.bessel_i0e(safe_x) - y * (math_ops.sign(safe_x)
+                                                   + math_ops.reciprocal(safe_x))
+        return grad * math_ops.where(x_is_not_tiny, dy_dx, 0.5 + zeros)
+
+
+@RegisterGradient("Erfinv")
+def _erfinv_grad(op, grad):
+    """d erfinv(x) = sqrt(pi)/2 e^(y^2), with y = erfinv(x)."""
+    with ops.control_dependencies([grad]):
+        root_pi_over_two = constant(np.sqrt(np.pi) / 2, dtype=grad.dtype)
+        return grad * root_pi_over_two * math_ops.exp(math_ops.square(op.outputs[0]))
+
+
+@RegisterGradient("Ndtri")
+def _ndtri_grad(op, grad):
+    """d ndtri(p) = sqrt(2 pi) e^(y^2 / 2): one over the normal density at y = ndtri(p)."""
+    with ops.control_dependencies([grad]):
+        root_two_pi = constant(np.sqrt(2 * np.pi), dtype=grad.dtype)
+        return grad * root_two_pi * math_ops.exp(math_ops.square(op.outputs[0]) / 2.0)
+
+
+RegisterGradient("Digamma")(_unary_grad_times(
+    lambda x: math_ops.polygamma(constant(1, dtype=x.dtype), x)))
+
+
+@RegisterGradient("Zeta")
+def _zeta_grad(op, grad):
+    """d zeta(x, q) / dq = -x zeta(x + 1, q); no gradient for x."""
+    x, q = op.inputs
+    sx, sq, _, rq = _reduction_axes_for_broadcast(x, q)
+    with ops.control_dependencies([grad]):
+        partial_q = -x * math_ops.zeta(x + 1, q)
+        return None, _sum_to_shape(partial_q * grad, rq, sq)
+
+
+@RegisterGradient("Betainc")
+def _betainc_grad(op, grad):
+    """d I_x(a, b) / dx = x^(a-1) (1-x)^(b-1) / B(a, b); TF gives none for a and b."""
+    a, b, x = op.inputs
+    _, rx = math_ops.broadcast_gradient_args(array_ops.shape(a), array_ops.shape(x))
+    log_beta = math_ops.lgamma(a) + math_ops.lgamma(b) - math_ops.lgamma(a + b)
+    partial_x = math_ops.exp((b - 1) * math_ops.log(1 - x) + (a - 1) * math_ops.log(x)
+                             - log_beta)
+    return None, None, _sum_to_shape(partial_x * grad, rx, array_ops.shape(x))
+
+
+@RegisterGradient("Polygamma")
+def _polygamma_grad(op, grad):
+    """d polygamma(n, x) / dx = polygamma(n + 1, x); no gradient for the order n."""
+    n, x = op.inputs
+    sn, sx, _, rx = _reduction_axes_for_broadcast(n, x)
+    with ops.control_dependencies([grad]):
+        partial_x = math_ops.polygamma(n + 1, x)
+        return None, _sum_to_shape(partial_x * grad, rx, sx)
+
+
+@RegisterGradient("Asinh")
+def _asinh_grad(op, grad):
+    """d asinh(x) = 1 / cosh(y), with y = asinh(x)."""
+    y = op.outputs[0]
+    with ops.control_dependencies([grad]):
+        return grad / math_ops.cosh(math_ops.conj(y))
+
+
+@RegisterGradient("Acosh")
+def _acosh_grad(op, grad):
+    """d acosh(x) = 1 / sinh(y), with y = acosh(x)."""
+    y = op.outputs[0]
+    with ops.control_dependencies([grad]):
+        return grad / math_ops.sinh(math_ops.conj(y))
+
+
+def _binary_grad(partial_x, partial_y):
+    """The gradient of a broadcasting op with partial derivatives `partial_x(x, y)`, ...."""
+    def gradient(op, grad):
+        x, y = op.inputs
+        sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+        with ops.control_dependencies([grad]):
+            x, y = math_ops.conj(x), math_ops.conj(y)
+            return (_sum_to_shape(partial_x(x, y) * grad, rx, sx),
+                    _sum_to_shape(partial_y(x, y) * grad, ry, sy))
+    return gradient
+
+
+def _is_not_zero(x):
+    """1 where x != 0, 0 where x == 0, in x's dtype."""
+    return math_ops.cast(math_ops.not_equal(x, constant(0, dtype=x.dtype)), x.dtype)
+
+
+def _square_sum(y, x):
+    return math_ops.square(x) + math_ops.square(y)
+
+
+RegisterGradient("Atan2")(_binary_grad(lambda y, x: x / _square_sum(y, x),
+                                       lambda y, x: -y / _square_sum(y, x)))
+RegisterGradient("Xdivy")(_binary_grad(
+    lambda x, y: math_ops.xdivy(_is_not_zero(x), y),
+    lambda x, y: math_ops.xdivy(math_ops.negative(x), math_ops.square(y))))
+RegisterGradient("Xlogy")(_binary_grad(lambda x, y: math_ops.xlogy(_is_not_zero(x), y),
+                                       math_ops.xdivy))
+RegisterGradient("Xlog1py")(_binary_grad(
+    lambda x, y: math_ops.xlog1py(_is_not_zero(x), y),
+    lambda x, y: math_ops.xdivy(x, y + constant(1, dtype=y.dtype))))
+RegisterGradient("NextAfter")(_binary_grad(lambda x1, x2: array_ops.ones_like(x1),
+                                           lambda x1, x2: array_ops.zeros_like(x2)))
+
+
+@RegisterGradient("MulNoNan")
+def _mul_no_nan_grad(op, grad):
+    """As Mul's gradient, each product made with MulNoNan: where y is 0, so is x's gradient."""
+    x, y = op.inputs
+    sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    return (_sum_to_shape(math_ops.multiply_no_nan(grad, y), rx, sx),
+            _sum_to_shape(math_ops.multiply_no_nan(x, grad), ry, sy))
+
+
+# =============================================================================
+# Complex numbers
+# =============================================================================
+
+# A real-valued function f of z = x + iy has the gradient df/dx + i df/dy:
+# what flows back into a complex tensor is such a complex number.
+
+
+@RegisterGradient("Complex")
+def _complex_grad(op, grad):
+    """The real part of the gradient goes to `real`, the imaginary part to `imag`."""
+    x, y = op.inputs
+    sx, sy, rx, ry = _reduction_axes_for_broadcast(x, y)
+    return (_sum_to_shape(math_ops.real(grad), rx, sx),
+            _sum_to_shape(math_ops.imag(grad), ry, sy))
+
+
+@RegisterGradient("Real")
+def _real_grad(op, grad):
+    """re(z) changes with x only: the gradient grad + 0i."""
+    zero = constant(0, dtype=grad.dtype)
+    return math_ops.complex(grad, zero)
+
+
+@RegisterGradient("Imag")
+def _imag_grad(op, grad):
+    """im(z) changes with y only: the gradient 0 + grad i."""
+    zero = constant(0, dtype=grad.dtype)
+    return math_ops.complex(zero, grad)
+
+
+@RegisterGradient("Angle")
+def _angle_grad(op, grad):
+    """d atan2(y, x) = (x dy - y dx) / |z|^2, which is -grad / (y + ix) as a complex number."""
+    x = op.inputs[0]
+    with ops.control_dependencies([grad]):
+        re = math_ops.real(x)
+        im = math_ops.imag(x)
+        z = math_ops.reciprocal(math_ops.complex(im, re))
+        zero = constant(0, dtype=grad.dtype)
+        complex_grad = math_ops.complex(grad, zero)
+        return -complex_grad * z
+
+
+@RegisterGradient("Conj")
+def _conj_grad(op, grad):
+    return math_ops.conj(grad)
+
+
+@RegisterGradient("ComplexAbs")
+def _complex_abs_grad(op, grad):
+    """d|z| = z / |z| times grad (and 0 at z = 0, where |z| has no derivative)."""
+    return math_ops.div_no_nan(
+        math_ops.complex(grad, array_ops.zeros_like(grad)) * op.inputs[0],
+        math_ops.complex(op.outputs[0], array_ops.zeros_like(op.outputs[0])))
+
+
+# =============================================================================
 # Cast, Select, AddN
 # =============================================================================
 
-_FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+_FLOAT_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64,
+                dtypes.complex128)
 
 
 @RegisterGradient("Cast")
 def _cast_grad(op, grad):
-    """Between float types the gradient is cast back; to or from integers there is none."""
+    """Between float or complex types the gradient is cast back; with integers there is none."""
     source_type = op.inputs[0].dtype.base_dtype
     if source_type in _FLOAT_TYPES and grad.dtype.base_dtype in _FLOAT_TYPES:
         return math_ops.cast(grad, source_type)
@@ -418,6 +671,7 @@ def _select_v2_grad(op, grad):
 
 
 @RegisterGradient("AddN")
+@RegisterGradient("AccumulateNV2")
 def _add_n_grad(op, grad):
     return [grad] * len(op.inputs)
 
@@ -430,11 +684,12 @@ def _add_n_grad(op, grad):
 def _matmul_grad(op, grad):
     """For C = A B: dA = dC B^T and dB = A^T dC, rearranged for each transpose flag.
 
-    Every case is a single MatMul whose own flags absorb the transposes.
+    Every case is a single MatMul whose own flags absorb the transposes
+    (of complex matrices, the conjugates are multiplied).
     """
     transpose_a = op.get_attr("transpose_a")
     transpose_b = op.get_attr("transpose_b")
-    a, b = op.inputs
+    a, b = (math_ops.conj(t) for t in op.inputs)
     matmul = math_ops.matmul
     if not transpose_a and not transpose_b:
         grad_a = matmul(grad, b, transpose_b=True)
@@ -520,6 +775,18 @@ def _mean_grad(op, grad):
         output_size = math_ops.reduce_prod(array_ops.shape(op.outputs[0]))
         factor = _safe_shape_div(input_size, output_size)
     return math_ops.truediv(sum_grad, math_ops.cast(factor, sum_grad.dtype)), None
+
+
+@RegisterGradient("EuclideanNorm")
+def _euclidean_norm_grad(op, grad):
+    """d ||x|| = x / ||x||, times grad, broadcast back over the reduced axes."""
+    output = op.outputs[0]
+    if not op.get_attr("keep_dims"):
+        output_shape_kept_dims = math_ops.reduced_shape(array_ops.shape(op.inputs[0]),
+                                                        op.inputs[1])
+        output = array_ops.reshape(output, output_shape_kept_dims)
+        grad = array_ops.reshape(grad, output_shape_kept_dims)
+    return math_ops.truediv(op.inputs[0], output / grad), None
 
 
 def _min_or_max_grad(op, grad):
@@ -609,6 +876,26 @@ def _cumsum_grad(op, grad):
     exclusive = op.get_attr("exclusive")
     reverse = op.get_attr("reverse")
     return [math_ops.cumsum(grad, axis, exclusive=exclusive, reverse=not reverse), None]
+
+
+@RegisterGradient("CumulativeLogsumexp")
+def _cumulative_logsumexp_grad(op, grad):
+    """Cumsum's gradient done in logs: grad split by sign so that its log exists."""
+    x, axis = op.inputs
+    cumulative_logsumexp = op.outputs[0]
+    exclusive = op.get_attr("exclusive")
+    reverse = op.get_attr("reverse")
+    lowest = constant(grad.dtype.min, dtype=grad.dtype)
+    log_grad_positive = math_ops.where(math_ops.greater(grad, 0), math_ops.log(grad),
+                                       array_ops.fill(array_ops.shape(grad), lowest))
+    log_grad_negative = math_ops.where(math_ops.less(grad, 0), math_ops.log(-grad),
+                                       array_ops.fill(array_ops.shape(grad), lowest))
+
+    def part(log_grad):
+        return math_ops.exp(math_ops.cumulative_logsumexp(
+            log_grad - cumulative_logsumexp, axis=axis, reverse=not reverse,
+            exclusive=exclusive) + x)
+    return [part(log_grad_positive) - part(log_grad_negative), None]
 
 
 @RegisterGradient("Cumprod")

@@ -3,7 +3,7 @@
 A constant's value lives inside its NodeDef (attr `value`), so it travels
 with the GraphDef to whichever device runs it. Python values are turned into
 NumPy arrays with TensorFlow's rules: Python ints become int32, floats
-float32, strings become `bytes`; asking for an int dtype for 1.5 is a
+float32, complex numbers complex128, strings become `bytes`; asking for an int dtype for 1.5 is a
 TypeError, not a silent truncation.
 
 `constant_value(tensor)` is the build-time side of constants: shape
@@ -84,6 +84,8 @@ def _infer_dtype(value):
     numpy_leaves = [v for v in leaves if isinstance(v, np.generic)]
     if numpy_leaves and len(numpy_leaves) == len(leaves):
         return dtypes.as_dtype(np.result_type(*numpy_leaves))
+    if any(isinstance(v, (complex, np.complexfloating)) for v in leaves):
+        return dtypes.complex128
     if any(isinstance(v, float) or isinstance(v, np.floating) for v in leaves):
         return dtypes.float32
     if all(isinstance(v, numbers.Integral) for v in leaves):
@@ -106,6 +108,8 @@ def _check_python_value(value, dtype):
             ok = isinstance(leaf, numbers.Integral) and not isinstance(leaf, bool)
         elif dtype.is_floating:
             ok = isinstance(leaf, numbers.Real) and not isinstance(leaf, bool)
+        elif dtype.is_complex:
+            ok = isinstance(leaf, numbers.Number)
         else:
             ok = False
         if not ok:

@@ -68,7 +68,8 @@ class DType:
 
     @property
     def real_dtype(self):
-        return self.base_dtype
+        """The dtype of a complex number's parts (complex64 -> float32); itself otherwise."""
+        return _REAL_PARTS.get(self.base_dtype, self.base_dtype)
 
     @property
     def _as_ref(self):
@@ -97,7 +98,7 @@ class DType:
 
     @property
     def is_complex(self):
-        return False
+        return self.base_dtype in (complex64, complex128)
 
     @property
     def is_quantized(self):
@@ -127,6 +128,8 @@ class DType:
         """(0, max) of an integer or float type, (False, True) for bool, as TF 1.15 returns."""
         if self.base_dtype == bool:
             return False, True
+        if self.is_complex:
+            raise ValueError("%s does not have defined limits." % self)
         return 0, _limits(self)[1]
 
     def is_compatible_with(self, other):
@@ -171,6 +174,9 @@ uint16 = _define(17, "uint16", np.uint16)
 float16 = _define(19, "float16", np.float16)
 uint32 = _define(22, "uint32", np.uint32)
 uint64 = _define(23, "uint64", np.uint64)
+# A complex number is a pair of floats: complex64 of two float32s, complex128 of float64s.
+complex64 = _define(8, "complex64", np.complex64)
+complex128 = _define(18, "complex128", np.complex128)
 # A handle to a resource (an iterator, a stack of a loop's gradient, a TensorArray),
 # and a variant (a dataset, a serialized SparseTensor): each element is a Python
 # object, as a string tensor's is.
@@ -187,6 +193,7 @@ int32_ref = int32._as_ref
 int64_ref = int64._as_ref
 
 _INTEGERS = (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+_REAL_PARTS = {complex64: float32, complex128: float64}
 
 _NAME_ALIASES = {"float": float32, "double": float64, "half": float16}
 
@@ -199,6 +206,7 @@ _NUMPY_TO_DTYPE = {
     np.dtype(np.int8): int8, np.dtype(np.int16): int16, np.dtype(np.int32): int32,
     np.dtype(np.int64): int64, np.dtype(np.uint8): uint8, np.dtype(np.uint16): uint16,
     np.dtype(np.uint32): uint32, np.dtype(np.uint64): uint64, np.dtype(np.bool_): bool,
+    np.dtype(np.complex64): complex64, np.dtype(np.complex128): complex128,
 }
 
 

@@ -38,7 +38,11 @@ _VALUE_FIELDS = {dtypes.float16: "half_val", dtypes.float32: "float_val",
                  dtypes.int32: "int_val", dtypes.uint8: "int_val", dtypes.uint16: "int_val",
                  dtypes.int64: "int64_val", dtypes.uint32: "uint32_val",
                  dtypes.uint64: "uint64_val", dtypes.bool: "bool_val",
-                 dtypes.string: "string_val"}
+                 dtypes.string: "string_val", dtypes.complex64: "scomplex_val",
+                 dtypes.complex128: "dcomplex_val"}
+
+# A complex number is stored as two values, its real part then its imaginary part.
+_COMPLEX_PARTS = {dtypes.complex64: np.float32, dtypes.complex128: np.float64}
 
 
 def _tensor_pb2():
@@ -96,6 +100,8 @@ def _append_values(proto, array, dtype):
     flat = array.reshape(-1)
     if dtype == dtypes.float16:
         flat = flat.view(np.uint16)  # half_val holds float16's bits
+    elif dtype in _COMPLEX_PARTS:
+        flat = flat.view(_COMPLEX_PARTS[dtype])  # real, imaginary, real, imaginary, ...
     getattr(proto, field).extend(flat.tolist())
 
 
@@ -125,7 +131,7 @@ def _from_values(tensor, dtype, shape, size):
     if field is None:
         raise TypeError("minitf cannot read a TensorProto of dtype %s" % dtype.name)
     values = list(getattr(tensor, field))
-    if len(values) > size:
+    if len(values) > size * (2 if dtype in _COMPLEX_PARTS else 1):
         raise ValueError("TensorProto of shape %s holds %d values, more than its %d elements"
                          % (list(shape), len(values), size))
     if dtype == dtypes.string:
@@ -133,6 +139,11 @@ def _from_values(tensor, dtype, shape, size):
         array[:] = values
     elif dtype == dtypes.float16:
         array = np.array(values, dtype=np.uint16).view(np.float16)
+    elif dtype in _COMPLEX_PARTS:
+        if len(values) % 2:
+            raise ValueError("TensorProto of dtype %s holds %d parts of complex numbers, an odd "
+                             "number" % (dtype.name, len(values)))
+        array = np.array(values, dtype=_COMPLEX_PARTS[dtype]).view(dtype.as_numpy_dtype)
     else:
         array = np.array(values, dtype=dtype.as_numpy_dtype)
     if size == 0:

@@ -188,10 +188,14 @@ def squeeze(input, axis=None, name=None, squeeze_dims=None):  # noqa: A002
 
 
 def transpose(a, perm=None, name="transpose", conjugate=False):
-    """`a` with its dimensions permuted by `perm`; by default, reversed (a matrix transpose)."""
-    del conjugate  # minitf has no complex dtypes: conjugating changes nothing
+    """`a` with its dimensions permuted by `perm`; by default, reversed (a matrix transpose).
+
+    With conjugate=True complex numbers are conjugated too (reals are left as they are).
+    """
     with ops.name_scope(name, "transpose", [a]) as name:
         a = convert_to_tensor(a, name="a")
+        if conjugate and a.dtype.is_complex:
+            a = apply_op("Conj", input=a)
         if perm is None:
             perm = _reversed_dimensions(a)
         return apply_op("Transpose", name=name, x=a, perm=perm)

@@ -47,7 +47,7 @@ __all__ = [
     "floordiv", "mod", "floormod", "pow", "maximum", "minimum", "squared_difference",
     # unary
     "negative", "abs", "sign", "square", "sqrt", "rsqrt", "exp", "log", "log1p", "sin",
-    "cos", "tanh", "sigmoid", "floor", "ceil", "round", "reciprocal",
+    "cos", "tanh", "sigmoid", "log_sigmoid", "floor", "ceil", "round", "reciprocal",
     # comparisons and logic
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
     "logical_and", "logical_or", "logical_not", "logical_xor", "where",
@@ -143,6 +143,7 @@ _TRUEDIV_FLOAT = {
     dtypes.uint32: dtypes.float64, dtypes.int32: dtypes.float64,
     dtypes.uint64: dtypes.float64, dtypes.int64: dtypes.float64,
     dtypes.float16: None, dtypes.float32: None, dtypes.float64: None,
+    dtypes.complex64: None, dtypes.complex128: None,
 }
 
 
@@ -185,7 +186,7 @@ def div(x, y, name=None):
     with ops.name_scope(name, "div", [x, y]) as scope:
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
-        if x.dtype.is_floating:
+        if x.dtype.is_floating or x.dtype.is_complex:
             return apply_op("RealDiv", name=scope, x=x, y=y)
         return apply_op("FloorDiv", name=scope, x=x, y=y)
 
@@ -201,9 +202,11 @@ def negative(x, name=None):
 
 
 def abs(x, name=None):  # noqa: A001 - TF's public name
-    """|x| elementwise."""
+    """|x| elementwise; of a complex number, its magnitude sqrt(re^2 + im^2), a real number."""
     with ops.name_scope(name, "Abs", [x]) as scope:
         x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex:
+            return apply_op("ComplexAbs", name=scope, x=x, Tout=x.dtype.real_dtype)
         return apply_op("Abs", name=scope, x=x)
 
 
@@ -264,6 +267,14 @@ def sigmoid(x, name=None):
     with ops.name_scope(name, "Sigmoid", [x]) as scope:
         x = convert_to_tensor(x, name="x")
         return apply_op("Sigmoid", name=scope, x=x)
+
+
+def log_sigmoid(x, name=None):
+    """log(1 / (1 + exp(-x))) elementwise, computed as -softplus(-x), which stays finite
+    where the sigmoid underflows."""
+    with ops.name_scope(name, "LogSigmoid", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("Neg", name=scope, x=apply_op("Softplus", features=negative(x)))
 
 
 def floor(x, name=None):
@@ -364,6 +375,360 @@ def where(condition, x=None, y=None, name=None):
 
 
 # =============================================================================
+# More elementwise functions
+# =============================================================================
+
+# Each builds its op directly under the name given (no name scope), as the
+# generated wrappers of TF's gen_math_ops do.
+
+
+def acos(x, name=None):
+    """The inverse cosine of each element, in [0, pi] (NaN outside [-1, 1])."""
+    return apply_op("Acos", name=name, x=x)
+
+
+def asin(x, name=None):
+    """The inverse sine of each element, in [-pi/2, pi/2] (NaN outside [-1, 1])."""
+    return apply_op("Asin", name=name, x=x)
+
+
+def atan(x, name=None):
+    """The inverse tangent of each element, in (-pi/2, pi/2)."""
+    return apply_op("Atan", name=name, x=x)
+
+
+def atan2(y, x, name=None):
+    """The angle of the point (x, y), atan(y / x) in the right quadrant: in [-pi, pi]."""
+    return apply_op("Atan2", name=name, y=y, x=x)
+
+
+def tan(x, name=None):
+    """The tangent of each element."""
+    return apply_op("Tan", name=name, x=x)
+
+
+def acosh(x, name=None):
+    """The inverse hyperbolic cosine of each element (NaN below 1)."""
+    return apply_op("Acosh", name=name, x=x)
+
+
+def asinh(x, name=None):
+    """The inverse hyperbolic sine of each element."""
+    return apply_op("Asinh", name=name, x=x)
+
+
+def atanh(x, name=None):
+    """The inverse hyperbolic tangent of each element (+-inf at +-1, NaN beyond)."""
+    return apply_op("Atanh", name=name, x=x)
+
+
+def cosh(x, name=None):
+    """The hyperbolic cosine of each element."""
+    return apply_op("Cosh", name=name, x=x)
+
+
+def sinh(x, name=None):
+    """The hyperbolic sine of each element."""
+    return apply_op("Sinh", name=name, x=x)
+
+
+def expm1(x, name=None):
+    """e^x - 1, exact also for tiny x (where exp(x) - 1 would lose every digit)."""
+    return apply_op("Expm1", name=name, x=x)
+
+
+def rint(x, name=None):
+    """The nearest integer, halves to even, as a float: rint(2.5) == 2.0."""
+    return apply_op("Rint", name=name, x=x)
+
+
+def is_finite(x, name=None):
+    """True where an element is neither infinite nor NaN."""
+    return apply_op("IsFinite", name=name, x=x)
+
+
+def is_inf(x, name=None):
+    """True where an element is +inf or -inf."""
+    return apply_op("IsInf", name=name, x=x)
+
+
+def is_nan(x, name=None):
+    """True where an element is NaN."""
+    return apply_op("IsNan", name=name, x=x)
+
+
+def erf(x, name=None):
+    """The error function 2/sqrt(pi) * integral of exp(-t^2) from 0 to x."""
+    return apply_op("Erf", name=name, x=x)
+
+
+def erfc(x, name=None):
+    """1 - erf(x), exact also where erf(x) is nearly 1."""
+    return apply_op("Erfc", name=name, x=x)
+
+
+def erfinv(x, name=None):
+    """The inverse of erf: the y with erf(y) = x (+-inf at +-1, NaN outside [-1, 1])."""
+    with ops.name_scope(name, "erfinv", [x]):
+        return apply_op("Erfinv", x=x)
+
+
+def ndtri(x, name=None):
+    """The quantile of the standard normal distribution: the inverse of its CDF."""
+    with ops.name_scope(name, "ndtri", [x]):
+        return apply_op("Ndtri", x=x)
+
+
+def erfcinv(x, name=None):
+    """The inverse of erfc, from ndtri: erfcinv(x) = -ndtri(x / 2) / sqrt(2)."""
+    with ops.name_scope(name, "erfcinv", [x]):
+        x = convert_to_tensor(x, name="start")
+        return -ndtri(0.5 * x) * np.sqrt(0.5)
+
+
+def bessel_i0e(x, name=None):
+    """e^-|x| I0(x): the modified Bessel function of order 0, scaled so as not to overflow."""
+    with ops.name_scope(name, "bessel_i0e", [x]):
+        return apply_op("BesselI0e", x=x)
+
+
+def bessel_i1e(x, name=None):
+    """e^-|x| I1(x): the modified Bessel function of order 1, scaled."""
+    with ops.name_scope(name, "bessel_i1e", [x]):
+        return apply_op("BesselI1e", x=x)
+
+
+def bessel_i0(x, name=None):
+    """I0(x), the modified Bessel function of order 0: e^|x| bessel_i0e(x)."""
+    with ops.name_scope(name, "bessel_i0", [x]):
+        return exp(abs(x)) * bessel_i0e(x)
+
+
+def bessel_i1(x, name=None):
+    """I1(x), the modified Bessel function of order 1: e^|x| bessel_i1e(x)."""
+    with ops.name_scope(name, "bessel_i1", [x]):
+        return exp(abs(x)) * bessel_i1e(x)
+
+
+def lgamma(x, name=None):
+    """log |Gamma(x)|: the log of the factorial's continuation, (n - 1)! at integer n."""
+    return apply_op("Lgamma", name=name, x=x)
+
+
+def digamma(x, name=None):
+    """psi(x), the derivative of lgamma(x)."""
+    return apply_op("Digamma", name=name, x=x)
+
+
+def zeta(x, q, name=None):
+    """The Hurwitz zeta function: the sum over k >= 0 of (k + q)^-x."""
+    return apply_op("Zeta", name=name, x=x, q=q)
+
+
+def polygamma(a, x, name=None):
+    """The a-th derivative of digamma (a a non-negative integer; NaN otherwise)."""
+    return apply_op("Polygamma", name=name, a=a, x=x)
+
+
+def betainc(a, b, x, name=None):
+    """The regularized incomplete beta function I_x(a, b): the Beta(a, b) CDF at x."""
+    return apply_op("Betainc", name=name, a=a, b=b, x=x)
+
+
+def lbeta(x, name=None):
+    """log |Beta(x)| over the last axis: sum(lgamma(x)) - lgamma(sum(x))."""
+    with ops.name_scope(name, "lbeta", [x]):
+        x = convert_to_tensor(x, name="x")
+        log_prod_gamma_x = reduce_sum(lgamma(x), axis=[-1])
+        log_gamma_sum_x = lgamma(reduce_sum(x, axis=[-1]))
+        return log_prod_gamma_x - log_gamma_sum_x
+
+
+def truncatediv(x, y, name=None):
+    """x / y rounded toward zero, as C divides integers: truncatediv(-7, 2) == -3."""
+    return apply_op("TruncateDiv", name=name, x=x, y=y)
+
+
+def truncatemod(x, y, name=None):
+    """The remainder of truncatediv: it has the sign of x (truncatemod(-7, 2) == -1)."""
+    return apply_op("TruncateMod", name=name, x=x, y=y)
+
+
+def floor_div(x, y, name=None):
+    """The FloorDiv op itself, built without `floordiv`'s name scope."""
+    return apply_op("FloorDiv", name=name, x=x, y=y)
+
+
+def xdivy(x, y, name=None):
+    """x / y, and 0 where x is 0 (even where y is 0 too)."""
+    return apply_op("Xdivy", name=name, x=x, y=y)
+
+
+def xlogy(x, y, name=None):
+    """x * log(y), and 0 where x is 0 (even where y is 0): the terms of an entropy."""
+    return apply_op("Xlogy", name=name, x=x, y=y)
+
+
+def xlog1py(x, y, name=None):
+    """x * log1p(y), and 0 where x is 0."""
+    return apply_op("Xlog1py", name=name, x=x, y=y)
+
+
+def nextafter(x1, x2, name=None):
+    """The float next to x1 in the direction of x2."""
+    return apply_op("NextAfter", name=name, x1=x1, x2=x2)
+
+
+def multiply_no_nan(x, y, name=None):
+    """x * y, and 0 where y is 0 (even where x is inf or NaN)."""
+    with ops.name_scope(name, "multiply_no_nan", [x, y]) as scope:
+        x = convert_to_tensor(x, name="x")
+        y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
+        return apply_op("MulNoNan", name=scope, x=x, y=y)
+
+
+def reciprocal_no_nan(x, name=None):
+    """1 / x, and 0 where x is 0."""
+    with ops.name_scope(name, "reciprocal_no_nan", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        one = constant(1, dtype=x.dtype.base_dtype, name="one")
+        return apply_op("DivNoNan", name=scope, x=one, y=x)
+
+
+# =============================================================================
+# Counting, polynomials, monotonic sequences
+# =============================================================================
+
+
+def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32):
+    """How often each value 0, 1, ..., max(arr) occurs in `arr` (or the sum of its weights).
+
+    The output has max(arr) + 1 entries (0 for an empty arr), at least
+    `minlength` and at most `maxlength`.
+    """
+    with ops.name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
+        arr = convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
+        array_is_nonempty = reduce_prod(array_ops.shape(arr)) > 0
+        output_size = cast(array_is_nonempty, dtypes.int32) * (reduce_max(arr) + 1)
+        if minlength is not None:
+            minlength = convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32)
+            output_size = maximum(minlength, output_size)
+        if maxlength is not None:
+            maxlength = convert_to_tensor(maxlength, name="maxlength", dtype=dtypes.int32)
+            output_size = minimum(maxlength, output_size)
+        if weights is not None:
+            weights = convert_to_tensor(weights, name="weights")
+            return unsorted_segment_sum(weights, arr, output_size)
+        weights = constant([], dtype)
+        return apply_op("Bincount", arr=arr, size=output_size, weights=weights)
+
+
+def polyval(coeffs, x, name=None):
+    """coeffs[0] x^(n-1) + ... + coeffs[n-1], by Horner's rule: (c0 x + c1) x + c2 ..."""
+    if not isinstance(coeffs, (list, tuple)):
+        raise ValueError("Argument coeffs must be list type found {}.".format(type(coeffs)))
+    with ops.name_scope(name, "polyval", list(coeffs) + [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if not coeffs:
+            return array_ops.zeros_like(x, name=scope)
+        coeffs = [convert_to_tensor(coeff, name="coeff_%d" % index)
+                  for index, coeff in enumerate(coeffs)]
+        p = coeffs[0]
+        for c in coeffs[1:]:
+            p = c + p * x
+        return p
+
+
+def _consecutive_differences(x):
+    """x[1:] - x[:-1] of the flattened x (empty when x has fewer than two elements)."""
+    x = array_ops.reshape(x, [-1])
+    if not (x.dtype.is_floating or x.dtype.is_integer or x.dtype.is_complex):
+        raise TypeError("Expected x to be numeric, instead found: %s" % x)
+    return x[1:] - x[:-1]
+
+
+def is_non_decreasing(x, name=None):
+    """True when each element of the flattened x is >= the one before it."""
+    with ops.name_scope(name, "is_non_decreasing", [x]):
+        diff = _consecutive_differences(convert_to_tensor(x, name="x"))
+        zero = convert_to_tensor(0, dtype=diff.dtype)
+        return reduce_all(less_equal(zero, diff))
+
+
+def is_strictly_increasing(x, name=None):
+    """True when each element of the flattened x is > the one before it."""
+    with ops.name_scope(name, "is_strictly_increasing", [x]):
+        diff = _consecutive_differences(convert_to_tensor(x, name="x"))
+        zero = convert_to_tensor(0, dtype=diff.dtype)
+        return reduce_all(less(zero, diff))
+
+
+# =============================================================================
+# Complex numbers
+# =============================================================================
+
+# A complex64 is a pair of float32s, a complex128 a pair of float64s. Real
+# tensors pass through `real` and `conj` unchanged (no op is built), and
+# `imag` and `angle` of a real tensor are computed from its sign.
+
+_COMPLEX_OF_PARTS = {dtypes.float32: dtypes.complex64, dtypes.float64: dtypes.complex128}
+
+
+def complex(real, imag, name=None):  # noqa: A001 - TF's public name
+    """real + imag * i: float32 parts make complex64, float64 parts complex128."""
+    real = convert_to_tensor(real, name="real")
+    imag = convert_to_tensor(imag, name="imag")
+    with ops.name_scope(name, "Complex", [real, imag]) as scope:
+        real_dtype, imag_dtype = real.dtype.base_dtype, imag.dtype.base_dtype
+        if real_dtype != imag_dtype or real_dtype not in _COMPLEX_OF_PARTS:
+            raise TypeError("real and imag have incorrect types: %s %s"
+                            % (real_dtype.name, imag_dtype.name))
+        return apply_op("Complex", name=scope, real=real, imag=imag,
+                        Tout=_COMPLEX_OF_PARTS[real_dtype])
+
+
+def real(input, name=None):  # noqa: A002 - TF's argument name
+    """The real part of each element, as float32 (of complex64) or float64; a real tensor itself."""
+    with ops.name_scope(name, "Real", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Real", name=scope, input=input, Tout=input.dtype.real_dtype)
+        return input
+
+
+def imag(input, name=None):  # noqa: A002 - TF's argument name
+    """The imaginary part of each element; zeros for a real tensor."""
+    with ops.name_scope(name, "Imag", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Imag", name=scope, input=input, Tout=input.dtype.real_dtype)
+        return array_ops.zeros_like(input)
+
+
+def angle(input, name=None):  # noqa: A002 - TF's argument name
+    """The argument of each element, atan2(im, re) in [-pi, pi]; pi or 0 for a real tensor."""
+    with ops.name_scope(name, "Angle", [input]) as scope:
+        input = convert_to_tensor(input, name="input")  # noqa: A001
+        if input.dtype.is_complex:
+            return apply_op("Angle", name=scope, input=input, Tout=input.dtype.real_dtype)
+        return where(input < 0, np.pi * array_ops.ones_like(input),
+                     array_ops.zeros_like(input))
+
+
+def conj(x, name=None):
+    """The complex conjugate re - im * i of each element; a real tensor is returned as it is."""
+    if isinstance(x, ops.Tensor) and (x.dtype.is_floating or x.dtype.is_integer):
+        return x
+    with ops.name_scope(name, "Conj", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        if x.dtype.is_complex or x.dtype.base_dtype == dtypes.variant:
+            return apply_op("Conj", name=scope, input=x)
+        if x.dtype.is_floating or x.dtype.is_integer:
+            return x
+        raise TypeError("Expected numeric or variant tensor, got dtype %r" % x.dtype)
+
+
+# =============================================================================
 # Casts
 # =============================================================================
 
@@ -408,6 +773,16 @@ def to_int64(x, name="ToInt64"):
     return cast(x, dtypes.int64, name=name)
 
 
+def to_complex64(x, name="ToComplex64"):
+    """Deprecated: `cast(x, tf.complex64)`."""
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x, name="ToComplex128"):
+    """Deprecated: `cast(x, tf.complex128)`."""
+    return cast(x, dtypes.complex128, name=name)
+
+
 # =============================================================================
 # add_n
 # =============================================================================
@@ -426,6 +801,31 @@ def add_n(inputs, name=None):
     return apply_op("AddN", name=name, inputs=inputs)
 
 
+def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
+    """The elementwise sum of a list of tensors, as add_n, with the AccumulateNV2 op.
+
+    TensorFlow's runtime may add the inputs as they become ready, without
+    keeping all of them; the result is add_n's.
+    """
+    def input_error():
+        return ValueError("inputs must be a list of at least one Tensor with the same dtype "
+                          "and shape")
+    if not inputs or not isinstance(inputs, (list, tuple)):
+        raise input_error()
+    inputs = [convert_to_tensor(x) for x in inputs]
+    if not all(x.dtype == inputs[0].dtype for x in inputs):
+        raise input_error()
+    shape = tensor_shape.unknown_shape() if shape is None else tensor_shape.as_shape(shape)
+    for x in inputs:
+        shape = shape.merge_with(x.shape)
+    if tensor_dtype is not None and tensor_dtype != inputs[0].dtype:
+        raise TypeError("tensor_dtype is {}, but input is of type {}".format(
+            tensor_dtype, inputs[0].dtype))
+    if len(inputs) == 1:
+        return inputs[0] if name is None else array_ops.identity(inputs[0], name=name)
+    return apply_op("AccumulateNV2", name=name, inputs=inputs, shape=shape)
+
+
 # =============================================================================
 # matmul
 # =============================================================================
@@ -437,9 +837,12 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
 
     Rank-2 inputs make a MatMul op. When either input has rank above 2 (or
     an unknown rank) the leading dimensions are batch dimensions, broadcast
-    like NumPy's, and the op is BatchMatMulV2. For real numbers the adjoint
-    is the transpose. `a_is_sparse`/`b_is_sparse` are hints TF may use for a
-    faster kernel; they do not change the result, and minitf ignores them.
+    like NumPy's, and the op is BatchMatMulV2. The adjoint is the conjugate
+    transpose: MatMul only transposes, so an adjoint operand is conjugated
+    first, and BatchMatMulV2 only takes adjoints, so a transposed one is
+    (`conj` builds nothing for real numbers). `a_is_sparse`/`b_is_sparse` are
+    hints TF may use for a faster kernel; they do not change the result, and
+    minitf ignores them.
     """
     with ops.name_scope(name, "MatMul", [a, b]) as scope:
         if transpose_a and adjoint_a:
@@ -448,13 +851,17 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
             raise ValueError("Only one of transpose_b and adjoint_b can be True.")
         a = convert_to_tensor(a, name="a")
         b = convert_to_tensor(b, preferred_dtype=a.dtype.base_dtype, name="b")
-        transpose_a = builtins.bool(transpose_a or adjoint_a)
-        transpose_b = builtins.bool(transpose_b or adjoint_b)
         if _may_have_batch_dimensions(a) or _may_have_batch_dimensions(b):
-            return apply_op("BatchMatMulV2", name=scope, x=a, y=b, adj_x=transpose_a,
-                            adj_y=transpose_b)
-        return apply_op("MatMul", name=scope, a=a, b=b, transpose_a=transpose_a,
-                        transpose_b=transpose_b)
+            a = conj(a) if transpose_a else a
+            b = conj(b) if transpose_b else b
+            return apply_op("BatchMatMulV2", name=scope, x=a, y=b,
+                            adj_x=builtins.bool(transpose_a or adjoint_a),
+                            adj_y=builtins.bool(transpose_b or adjoint_b))
+        a = conj(a) if adjoint_a else a
+        b = conj(b) if adjoint_b else b
+        return apply_op("MatMul", name=scope, a=a, b=b,
+                        transpose_a=builtins.bool(transpose_a or adjoint_a),
+                        transpose_b=builtins.bool(transpose_b or adjoint_b))
 
 
 def _may_have_batch_dimensions(tensor):
@@ -492,6 +899,14 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
                                   key=_RANGE_DTYPE_ORDER.index)
             start, limit, delta = (cast(t, widest) for t in arguments)
         return apply_op("Range", name=scope, start=start, limit=limit, delta=delta)
+
+
+def linspace(start, stop, num, name=None):
+    """`num` evenly spaced numbers from `start` to `stop`, both ends included."""
+    return apply_op("LinSpace", name=name, start=start, stop=stop, num=num)
+
+
+lin_space = linspace
 
 
 # =============================================================================
@@ -584,6 +999,53 @@ def count_nonzero(input_tensor=None, axis=None, keepdims=None, dtype=dtypes.int6
         return cast(counts, dtype)
 
 
+# --- reductions built from reductions ---------------------------------------------
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=None, name=None, reduction_indices=None,
+                     keep_dims=None):
+    """log(sum(exp(x))) along `axis`, computed without overflow.
+
+    The maximum m is taken out first: log(sum(exp(x - m))) + m, where every
+    exp(x - m) <= 1. An infinite maximum is replaced by 0, so that inf - inf
+    makes no NaN.
+    """
+    axis = _deprecated_argument("axis", axis, "reduction_indices", reduction_indices)
+    keepdims = builtins.bool(_deprecated_argument("keepdims", keepdims, "keep_dims", keep_dims))
+    input_tensor = convert_to_tensor(input_tensor)
+    with ops.name_scope(name, "ReduceLogSumExp", [input_tensor]) as scope:
+        raw_max = reduce_max(input_tensor, axis=axis, keepdims=True)
+        my_max = array_ops.stop_gradient(
+            where(is_finite(raw_max), raw_max, array_ops.zeros_like(raw_max)))
+        result = log(reduce_sum(exp(subtract(input_tensor, my_max)), axis,
+                                keepdims=keepdims))
+        if not keepdims:
+            my_max = array_ops.reshape(my_max, array_ops.shape(result))
+        result = add(result, my_max, name=scope)
+        if axis is None and not keepdims:
+            result.set_shape(tensor_shape.scalar())
+        return result
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(|x|^2)) along `axis` (every axis when None)."""
+    return _reduce("EuclideanNorm", input_tensor, axis, keepdims, name, None, None)
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """The mean squared deviation from the mean along `axis`."""
+    with ops.name_scope(name or "reduce_variance"):
+        means = reduce_mean(input_tensor, axis=axis, keepdims=True)
+        squared_deviations = square(input_tensor - means)
+        return reduce_mean(squared_deviations, axis=axis, keepdims=keepdims)
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """The standard deviation along `axis`: the square root of reduce_variance."""
+    with ops.name_scope(name or "reduce_std"):
+        return sqrt(reduce_variance(input_tensor, axis=axis, keepdims=keepdims))
+
+
 # --- argmax / argmin ------------------------------------------------------------
 
 
@@ -600,6 +1062,18 @@ def argmin(input, axis=None, name=None, dimension=None,  # noqa: A002 - TF's arg
     """The index of the smallest element along `axis` (0 when None); ties go to the first."""
     axis = _deprecated_argument("axis", axis, "dimension", dimension)
     return apply_op("ArgMin", name=name, input=input, dimension=0 if axis is None else axis,
+                    output_type=output_type)
+
+
+def arg_max(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Deprecated: the ArgMax op itself, its axis required (`argmax` defaults it to 0)."""
+    return apply_op("ArgMax", name=name, input=input, dimension=dimension,
+                    output_type=output_type)
+
+
+def arg_min(input, dimension, output_type=dtypes.int64, name=None):  # noqa: A002
+    """Deprecated: the ArgMin op itself, its axis required."""
+    return apply_op("ArgMin", name=name, input=input, dimension=dimension,
                     output_type=output_type)
 
 
@@ -643,6 +1117,14 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
                         reverse=reverse)
 
 
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+    """The running log(sum(exp(x))) along `axis`, as cumsum runs the sum; -inf before the first."""
+    with ops.name_scope(name, "CumulativeLogsumexp", [x]) as scope:
+        x = convert_to_tensor(x, name="x")
+        return apply_op("CumulativeLogsumexp", name=scope, x=x, axis=axis, exclusive=exclusive,
+                        reverse=reverse)
+
+
 def cumprod(x, axis=0, exclusive=False, reverse=False, name=None):
     """Running products along `axis`: [a, b, c] -> [a, a * b, a * b * c] (see `cumsum`)."""
     with ops.name_scope(name, "Cumprod", [x]) as scope:
@@ -667,6 +1149,35 @@ def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """
     return apply_op("UnsortedSegmentSum", name=name, data=data, segment_ids=segment_ids,
                     num_segments=num_segments)
+
+
+def _unsorted_segment_n(data, segment_ids, num_segments):
+    """How many slices each segment has (at least 1), shaped to broadcast over a segment's slice."""
+    num_segments = convert_to_tensor(num_segments)
+    ones = array_ops.ones(array_ops.shape(segment_ids), dtype=data.dtype)
+    n = unsorted_segment_sum(ones, segment_ids, num_segments)
+    ndims_output = data.shape.ndims - segment_ids.shape.ndims
+    broadcast_shape = array_ops.concat(
+        [array_ops.reshape(num_segments, [1]), array_ops.ones([ndims_output], dtypes.int32)], 0)
+    return maximum(array_ops.reshape(n, broadcast_shape), 1)
+
+
+def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
+    """The mean of each segment's slices (0 for an empty segment)."""
+    with ops.name_scope(name, "UnsortedSegmentMean"):
+        data = convert_to_tensor(data)
+        segment_ids = convert_to_tensor(segment_ids)
+        n = _unsorted_segment_n(data, segment_ids, num_segments)
+        return unsorted_segment_sum(data, segment_ids, num_segments) / n
+
+
+def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
+    """Each segment's sum divided by the square root of its size: sums that keep their scale."""
+    with ops.name_scope(name, "UnsortedSegmentSqrtN"):
+        data = convert_to_tensor(data)
+        segment_ids = convert_to_tensor(segment_ids)
+        n = _unsorted_segment_n(data, segment_ids, num_segments)
+        return unsorted_segment_sum(data, segment_ids, num_segments) / sqrt(n)
 
 
 # =============================================================================

@@ -38,6 +38,7 @@ _TF_LEAVES_WITHOUT_GRADIENT = {
     # The samplers' outputs go through stop_gradient in the sampled losses.
     "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
     "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits",
+    "IsFinite", "IsInf", "IsNan", "TruncateMod", "Bincount",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.

@@ -240,6 +240,212 @@ def cast_cases():
     ]
 
 
+def complex_cases():
+    """Real functions of real inputs that pass through complex numbers.
+
+    Finite differences need real inputs and outputs: each case builds
+    complex numbers from pairs of reals, computes with them, and takes a
+    real part, imaginary part or magnitude at the end.
+    """
+    def product(x, y):
+        return tf.complex(x, y) * tf.complex(y, 2.0 * x)
+
+    return {
+        "Complex": binary_cases(lambda x, y: tf.real(tf.complex(x, y)) * 3.0
+                                + tf.imag(tf.complex(x, y)) * 2.0),
+        "Real": [Case(lambda x, y: tf.real(product(x, y)), uniform([2, 3], seed=1),
+                      uniform([2, 3], seed=2))],
+        "Imag": [Case(lambda x, y: tf.imag(product(x, y)), uniform([2, 3], seed=1),
+                      uniform([2, 3], seed=2)),
+                 Case(lambda x, y: tf.imag(product(x, y)), uniform([3], seed=3),
+                      uniform([3], seed=4), static=False)],
+        "Angle": [Case(lambda x, y: tf.angle(tf.complex(x, y)), away_from_zero([2, 3], 1),
+                       away_from_zero([2, 3], 2))],
+        "Conj": [Case(lambda x, y: tf.real(tf.conj(product(x, y)) * tf.complex(x, x)),
+                      uniform([4], seed=1), uniform([4], seed=2)),
+                 Case(lambda x, y: tf.imag(tf.conj(product(x, y)) * tf.complex(y, x)),
+                      uniform([4], seed=3), uniform([4], seed=4))],
+        "ComplexAbs": [Case(lambda x, y: tf.abs(tf.complex(x, y)), away_from_zero([2, 3], 1),
+                            away_from_zero([2, 3], 2)),
+                       Case(lambda x, y: tf.abs(product(x, y)), away_from_zero([3], 3),
+                            away_from_zero([3], 4), static=False)],
+    }
+
+
+def complex_function_cases():
+    """The unary and binary gradients on complex numbers: TF conjugates the derivative."""
+    def through(fn):
+        return lambda x, y: tf.real(fn(tf.complex(x, y))) + tf.imag(fn(tf.complex(y, x)))
+
+    def pair(fn):
+        return lambda a, b, c, d: tf.real(fn(tf.complex(a, b), tf.complex(c, d)))
+
+    inputs = (away_from_zero([2, 3], 1), away_from_zero([2, 3], 2))
+    four = [away_from_zero([2, 2], seed) for seed in range(4)]
+    return {
+        op_type: [Case(through(fn), *inputs, label="complex")]
+        for op_type, fn in [("Exp", tf.exp), ("Log", tf.log), ("Log1p", tf.log1p),
+                            ("Square", tf.square), ("Sqrt", tf.sqrt), ("Rsqrt", tf.rsqrt),
+                            ("Sin", tf.sin), ("Cos", tf.cos), ("Tanh", tf.tanh),
+                            ("Sigmoid", tf.sigmoid), ("Reciprocal", tf.reciprocal),
+                            ("Neg", tf.negative)]
+    } | {
+        # z ** w grows fast: its finite differences are a little less precise.
+        op_type: [Case(pair(fn), *four, label="complex",
+                       tolerance=1e-5 if op_type == "Pow" else 1e-6)]
+        for op_type, fn in [("Mul", tf.multiply), ("RealDiv", tf.divide),
+                            ("DivNoNan", tf.div_no_nan), ("Pow", tf.pow), ("Sub", tf.subtract),
+                            ("MatMul", tf.matmul),
+                            ("BatchMatMulV2", lambda a, b: tf.matmul(
+                                a[None], b, adjoint_a=True))]
+    }
+
+
+def more_elementwise_cases():
+    """The trigonometric and hyperbolic functions, x log y and friends."""
+    inside_one = lambda shape, seed: uniform(shape, -0.8, 0.8, seed)  # noqa: E731
+    above_one = lambda shape, seed: uniform(shape, 1.2, 3.0, seed)  # noqa: E731
+    return {
+        "Acos": unary_cases(tf.acos, inside_one),
+        "Asin": unary_cases(tf.asin, inside_one),
+        "Atan": unary_cases(lambda x: tf.atan(3.0 * x)),
+        "Tan": unary_cases(tf.tan),
+        "Acosh": unary_cases(tf.acosh, above_one),
+        "Asinh": unary_cases(lambda x: tf.asinh(3.0 * x)),
+        "Atanh": unary_cases(tf.atanh, inside_one),
+        "Cosh": unary_cases(tf.cosh),
+        "Sinh": unary_cases(tf.sinh),
+        "Expm1": unary_cases(tf.expm1),
+        "Rint": unary_cases(tf.rint, lambda shape, seed: uniform(shape, -0.4, 0.4, seed) + 1,
+                            no_gradient=True),
+        "TruncateDiv": [Case(tf.truncatediv, uniform([2, 3], 0.1, 0.9, 1) - 3,
+                             np.full([3], 2.0), no_gradient=True)],
+        "Atan2": binary_cases(tf.atan2, y_values=away_from_zero),
+        "Xdivy": binary_cases(tf.math.xdivy, y_values=away_from_zero),
+        "Xlogy": binary_cases(tf.math.xlogy, y_values=positive),
+        "Xlog1py": binary_cases(tf.math.xlog1py, y_values=positive),
+        "MulNoNan": binary_cases(tf.math.multiply_no_nan, y_values=away_from_zero),
+        "NextAfter": binary_cases(lambda x, y: tf.math.nextafter(x, y) * 1.0),
+    }
+
+
+def linalg_cases():
+    """The matrix ops: well-conditioned matrices, symmetric positive definite where needed."""
+    def well_conditioned(shape, seed=0):
+        return uniform(shape, seed=seed) + 3 * np.eye(shape[-1])
+
+    def spd(x):  # a symmetric positive definite matrix made from any x
+        return tf.matmul(x, x, transpose_b=True) + 3 * tf.eye(3, dtype=tf.float64)
+
+    batch = well_conditioned([2, 3, 3], 1)
+    return {
+        "MatrixBandPart": [Case(lambda x: tf.linalg.band_part(x, 1, 0), uniform([3, 4], seed=1)),
+                           Case(lambda x: tf.linalg.band_part(x, -1, 0), uniform([2, 3, 3], 2),
+                                static=False)],
+        "MatrixDiag": [Case(tf.linalg.diag, uniform([2, 3], seed=1))],
+        "MatrixDiagPart": [Case(tf.linalg.diag_part, uniform([2, 3, 3], seed=1)),
+                           Case(tf.linalg.diag_part, uniform([3, 4], seed=2), label="wide"),
+                           Case(tf.linalg.diag_part, uniform([3, 3], seed=3), static=False)],
+        "MatrixSetDiag": [Case(tf.linalg.set_diag, uniform([2, 3, 4], seed=1),
+                               uniform([2, 3], seed=2))],
+        "MatrixDeterminant": [Case(tf.linalg.det, batch),
+                              Case(tf.linalg.det, well_conditioned([3, 3], 2), static=False)],
+        "LogMatrixDeterminant": [Case(lambda x: tf.linalg.slogdet(x)[1], batch)],
+        "MatrixInverse": [Case(tf.linalg.inv, batch),
+                          Case(lambda x: tf.linalg.inv(x, adjoint=True), batch,
+                               label="adjoint")],
+        "Cholesky": [Case(lambda x: tf.cholesky(spd(x)), uniform([3, 3], seed=1)),
+                     Case(lambda x: tf.linalg.logdet(spd(x)), uniform([3, 3], seed=2),
+                          label="logdet")],
+        "SelfAdjointEigV2": [
+            Case(lambda x: tf.linalg.eigvalsh(spd(x)), uniform([3, 3], seed=1)),
+            # Eigenvectors have a free sign: functions of v v^T do not see it.
+            Case(lambda x: tf.reduce_sum(tf.square(tf.linalg.eigh(spd(x))[1])
+                                         * tf.constant([1.0, 2.0, 3.0], tf.float64))
+                 + tf.reduce_sum(tf.linalg.eigh(spd(x))[0]), uniform([3, 3], seed=2),
+                 label="vectors")],
+        "Qr": [Case(lambda x: tf.reduce_sum(tf.linalg.qr(x)[0] * tf.constant(
+                        np.arange(12.0).reshape(4, 3))) + tf.reduce_sum(tf.linalg.qr(x)[1]),
+                    uniform([4, 3], seed=1), label="tall"),
+               Case(lambda x: tf.linalg.qr(x)[1] + tf.linalg.qr(x)[0], well_conditioned([3, 3], 2),
+                    label="square")],
+        "Cross": [Case(tf.cross, uniform([4, 3], seed=1), uniform([4, 3], seed=2))],
+        "MatrixSolve": [Case(tf.linalg.solve, batch, uniform([2, 3, 2], seed=2)),
+                        Case(lambda a, b: tf.linalg.solve(a, b, adjoint=True), batch,
+                             uniform([2, 3, 2], seed=3), label="adjoint")],
+        "MatrixTriangularSolve": [
+            Case(tf.linalg.triangular_solve, batch, uniform([2, 3, 2], seed=2)),
+            Case(lambda a, b: tf.linalg.triangular_solve(a, b, lower=False, adjoint=True),
+                 batch, uniform([2, 3, 2], seed=3), label="upper_adjoint")],
+    }
+
+
+def reduction_composite_cases():
+    """accumulate_n, and the reductions built from reductions (through their ops)."""
+    return {
+        "EuclideanNorm": [
+            Case(lambda x: tf.math.reduce_euclidean_norm(x), away_from_zero([2, 3], 1)),
+            Case(lambda x: tf.math.reduce_euclidean_norm(x, axis=1), away_from_zero([2, 3], 2),
+                 label="axis1"),
+            Case(lambda x: tf.math.reduce_euclidean_norm(x, axis=0, keepdims=True),
+                 away_from_zero([3, 2], 3), static=False, label="keepdims")],
+        "CumulativeLogsumexp": [
+            Case(lambda x: tf.math.cumulative_logsumexp(x, axis=1), uniform([2, 3], seed=1)),
+            Case(lambda x: tf.math.cumulative_logsumexp(x, reverse=True) * 1.0,
+                 uniform([4], seed=2), label="reverse")],
+        "AccumulateNV2": [Case(lambda x, y: tf.accumulate_n([x, y, x]), uniform([2, 3], seed=1),
+                               uniform([2, 3], seed=2))],
+        "Exp": [Case(lambda x: tf.reduce_logsumexp(x, axis=1), uniform([2, 3], seed=3),
+                     label="logsumexp")],
+        "Sqrt": [Case(lambda x: tf.math.reduce_std(x, axis=0), uniform([3, 2], seed=4),
+                      label="reduce_std")],
+        "UnsortedSegmentSum": [Case(lambda d: tf.unsorted_segment_mean(d, [0, 1, 0], 2),
+                                    uniform([3, 2], seed=5), label="mean")],
+    }
+
+
+def special_function_cases():
+    """erf, erfc, lgamma, digamma, and zeta and polygamma in their second argument."""
+    positive_far = lambda shape, seed: uniform(shape, 0.5, 4.0, seed)  # noqa: E731
+    return {
+        "Erf": unary_cases(tf.erf),
+        "Erfc": unary_cases(tf.erfc),
+        "Lgamma": unary_cases(tf.lgamma, positive_far) + [
+            Case(tf.lgamma, uniform([3], -0.8, -0.2, 1), label="negative", tolerance=1e-5)],
+        "Digamma": unary_cases(tf.digamma, positive_far),
+        "BesselI0e": unary_cases(lambda x: tf.math.bessel_i0e(3.0 * x), away_from_zero),
+        "BesselI1e": unary_cases(lambda x: tf.math.bessel_i1e(3.0 * x), away_from_zero) + [
+            # At 0 the second derivative jumps: finite differences err by delta / 2 there.
+            Case(tf.math.bessel_i1e, np.array([0.0, 40.0]), delta=1e-6, tolerance=1e-5,
+                 label="zero_and_far")],
+        "Erfinv": unary_cases(tf.math.erfinv, lambda shape, seed: uniform(shape, -0.9, 0.9, seed)),
+        "Ndtri": unary_cases(tf.math.ndtri, lambda shape, seed: uniform(shape, 0.2, 0.8, seed)),
+        "Zeta": [Case(lambda q: tf.zeta(tf.constant([2.0, 3.0, 2.5], tf.float64), q),
+                      uniform([3], 1.0, 4.0, 1)),
+                 Case(lambda q: tf.zeta(tf.constant([[2.0], [3.0]], tf.float64), q),
+                      uniform([3], 1.0, 4.0, 2), label="broadcast")],
+        "Betainc": [Case(lambda x: tf.betainc(tf.constant([2.0, 0.7, 5.0], tf.float64),
+                                              tf.constant([3.0, 1.5, 2.0], tf.float64), x),
+                         uniform([3], 0.2, 0.8, 1)),
+                    Case(lambda x: tf.betainc(tf.constant(2.0, tf.float64),
+                                              tf.constant(3.0, tf.float64), x),
+                         uniform([2, 2], 0.2, 0.8, 2), label="scalar_parameters")],
+        "Polygamma": [Case(lambda x: tf.polygamma(tf.constant([1.0, 2.0, 0.0], tf.float64), x),
+                           positive_far([3], 1)),
+                      Case(lambda x: tf.polygamma(tf.constant(1.0, tf.float64), x),
+                           positive_far([2, 2], 2), label="broadcast")],
+    }
+
+
+def merged(*case_dicts):
+    """One dict of cases from several, the lists of an op type joined."""
+    result = {}
+    for cases in case_dicts:
+        for op_type, op_cases in cases.items():
+            result.setdefault(op_type, []).extend(op_cases)
+    return result
+
+
 GRADIENT_CASES = {
     # --- binary arithmetic ----------------------------------------------------------
     "Add": binary_cases(tf.add),
@@ -321,6 +527,9 @@ GRADIENT_CASES = {
     "Cumprod": scan_cases(tf.cumprod, away_from_zero),
     "UnsortedSegmentSum": segment_sum_cases(),
 }
+GRADIENT_CASES = merged(GRADIENT_CASES, complex_cases(), complex_function_cases(),
+                        more_elementwise_cases(), linalg_cases(),
+                        reduction_composite_cases(), special_function_cases())
 
 ALL_CASES = [(op_type, case) for op_type, cases in GRADIENT_CASES.items() for case in cases]
 
@@ -349,6 +558,16 @@ def test_gradient_matches_finite_differences(op_type, case):
         error = tf.test.compute_gradient_error(xs, [v.shape for v in case.values], y, y_shape,
                                                x_init_value=case.values, delta=case.delta)
     assert error < case.tolerance
+
+
+def test_x_log_y_and_friends_pass_no_gradient_to_x_where_x_is_zero():
+    # TF's choice: at x = 0 the x-gradient of x * log(y) is 0, not log(y), so that
+    # an entropy's 0 * log 0 terms contribute nothing, not NaN.
+    x, y = tf.constant([0.0, 2.0]), tf.constant([0.0, 3.0])
+    for function in (tf.math.xlogy, tf.math.xdivy, tf.math.xlog1py):
+        gx, gy = tf.gradients(function(x, y), [x, y])
+        gx, gy = tf.Session().run([gx, gy])
+        assert gx[0] == 0 and gy[0] == 0 and np.isfinite(gx[1])
 
 
 # =============================================================================

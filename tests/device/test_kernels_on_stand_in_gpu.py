@@ -608,6 +608,69 @@ def more_variable_updates(other):
                tf.scatter_nd_sub(v, [[2, 0]], tf.constant(f32(1)))]
     return Case(updates, before=[[v.initializer, counts.initializer]],
                 after=[tf.ensure_shape(v, [3, None]), counts])
+# --- math and linear algebra ----------------------------------------------------------------
+
+COMPLEX = (MATRIX + 1j * POSITIVE).astype(np.complex64)
+
+
+@case("Complex", "Real", "Imag", "Angle", "ComplexAbs", "Conj")
+def complex_numbers(other):
+    z = tf.complex(tf.constant(MATRIX), tf.constant(POSITIVE))
+    c = tf.constant(COMPLEX)
+    return Case([z, tf.real(c), tf.imag(c), tf.angle(c), tf.abs(c), tf.conj(c), z * c,
+                 tf.matmul(c, c, adjoint_b=True), tf.exp(c), tf.cast(c, tf.float32)])
+
+
+@case("Acos", "Asin", "Atan", "Tan", "Acosh", "Asinh", "Atanh", "Cosh", "Sinh", "Expm1", "Rint",
+      "IsFinite", "IsInf", "IsNan", "Atan2", "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy",
+      "Xlog1py", "MulNoNan", "NextAfter")
+def more_elementwise_functions(other):
+    x, p = tf.constant(MATRIX), tf.constant(POSITIVE)
+    small = tf.tanh(x)
+    ints = tf.constant([[7, -7], [3, -2]])
+    return Case([tf.acos(small), tf.asin(small), tf.atan(x), tf.tan(small), tf.acosh(1.0 + p),
+                 tf.asinh(x), tf.atanh(small), tf.cosh(x), tf.sinh(x), tf.expm1(x),
+                 tf.rint(3.0 * x), tf.is_finite(x / small), tf.is_inf(p / 0.0),
+                 tf.is_nan(tf.sqrt(x)), tf.atan2(x, p), tf.truncatediv(x, p),
+                 tf.truncatediv(ints, [2, 3]), tf.truncatemod(x, p), tf.truncatemod(ints, [2, 3]),
+                 tf.math.xdivy(x, p), tf.math.xlogy(x, p), tf.math.xlog1py(x, p),
+                 tf.math.multiply_no_nan(x, p), tf.math.nextafter(x, p)])
+
+
+@case("MatrixBandPart", "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatrixDeterminant",
+      "LogMatrixDeterminant", "MatrixInverse", "Cholesky", "MatrixSolve", "MatrixTriangularSolve",
+      "SelfAdjointEigV2", "Cross", "Qr")
+def linear_algebra(other):
+    square = tf.constant(MATRIX[:, :3] + 3 * np.eye(3, dtype=np.float32))
+    spd = tf.matmul(square, square, transpose_b=True)
+    rhs = tf.constant(POSITIVE[:, :2])
+    return Case([tf.linalg.band_part(tf.constant(MATRIX), 1, 0), tf.linalg.diag(POSITIVE),
+                 tf.linalg.diag_part(tf.constant(MATRIX)),
+                 tf.linalg.set_diag(tf.constant(MATRIX), POSITIVE[0, :3]), tf.linalg.det(square),
+                 tf.linalg.slogdet(square)[1], tf.linalg.inv(square), tf.cholesky(spd),
+                 tf.linalg.solve(square, rhs), tf.linalg.triangular_solve(square, rhs),
+                 tf.linalg.eigvalsh(spd), tf.cross(tf.constant(MATRIX[:, :3]), square),
+                 tf.linalg.qr(tf.constant(MATRIX.T))[1]])
+
+
+@case("LinSpace", "Bincount", "AccumulateNV2")
+def counting_and_sums(other):
+    counts = apply_op("Bincount", arr=tf.constant([1, 1, 3, -1, 7]), size=tf.constant(5),
+                    weights=tf.constant([], tf.float32))
+    return Case([tf.linspace(-1.0, 2.0, 7), counts,
+                 tf.accumulate_n([tf.constant(MATRIX), tf.constant(POSITIVE)])])
+
+
+@case("Erf", "Erfc", "Lgamma", "Digamma", "Zeta", "Polygamma", "Erfinv", "Ndtri",
+      "EuclideanNorm", "CumulativeLogsumexp", "BesselI0e", "BesselI1e", "Betainc")
+def special_functions(other):
+    x, p = tf.constant(MATRIX), tf.constant(POSITIVE)
+    return Case([tf.erf(3.0 * x), tf.erfc(3.0 * x), tf.lgamma(3.0 * x), tf.digamma(3.0 * x),
+                 tf.zeta(p + 1.0, p), tf.polygamma(tf.round(p), p), tf.math.erfinv(tf.tanh(x)),
+                 tf.math.ndtri(tf.sigmoid(x)), tf.math.reduce_euclidean_norm(x, axis=1),
+                 tf.math.cumulative_logsumexp(x, axis=1, exclusive=True),
+                 tf.math.bessel_i0e(40.0 * x), tf.math.bessel_i1e(40.0 * x),
+                 tf.math.betainc(p, p + 1.0, tf.sigmoid(x))])
 
 
 # --- running them ----------------------------------------------------------------------------

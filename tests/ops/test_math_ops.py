@@ -246,6 +246,22 @@ def test_sigmoid_is_stable_far_from_zero():
                 np.array([0.0, 2.0611537e-09, 0.5, 1.0, 1.0], np.float32))
 
 
+def test_log_sigmoid_is_minus_softplus_of_minus_x_and_stays_finite():
+    x = np.array([-800.0, -1.0, 0.0, 2.0, 800.0], np.float32)
+    y = tf.log_sigmoid(x)
+    assert y.op.type == "Neg" and y.op.inputs[0].op.type == "Softplus"
+    expected = -np.logaddexp(0.0, -x.astype(np.float64))
+    np.testing.assert_allclose(run(y), expected.astype(np.float32), rtol=1e-6)
+    assert tf.math.log_sigmoid is tf.log_sigmoid
+
+
+def test_log_sigmoid_gradient_matches_numeric():
+    x = tf.constant(np.array([-3.0, -0.5, 0.5, 3.0]))
+    with tf.Session():
+        error = tf.test.compute_gradient_error(x, [4], tf.log_sigmoid(x), [4])
+    assert error < 1e-6
+
+
 # =============================================================================
 # Comparisons and logic
 # =============================================================================

@@ -17,6 +17,7 @@ from minitf.framework.op_defs import data_flow  # noqa: F401
 from minitf.framework.op_defs import dataset  # noqa: F401
 from minitf.framework.op_defs import function  # noqa: F401
 from minitf.framework.op_defs import io  # noqa: F401
+from minitf.framework.op_defs import linalg  # noqa: F401
 from minitf.framework.op_defs import logging  # noqa: F401
 from minitf.framework.op_defs import lookup  # noqa: F401
 from minitf.framework.op_defs import math  # noqa: F401

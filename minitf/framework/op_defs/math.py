@@ -27,10 +27,15 @@ from minitf.graph import tensor_shape
 from minitf.graph.tensor_util import constant_value
 
 # The dtypes each op accepts: TF's lists, less the dtypes minitf does not have
-# (bfloat16, complex, quantized).
+# (bfloat16, quantized).
 _FLOATS = "{float16, float32, float64}"
+_FLOATS_OR_COMPLEX = "{float16, float32, float64, complex64, complex128}"
 _SIGNED = "{float16, float32, float64, int8, int16, int32, int64}"
+_SIGNED_OR_COMPLEX = "{float16, float32, float64, int8, int16, int32, int64, complex64, complex128}"
 _REALS = "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
+# TF's `numbertype`: every real type and both complex ones.
+_NUMBERS = ("{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
+            "complex64, complex128}")
 _INDEX = "{int32, int64}"
 
 
@@ -43,18 +48,20 @@ def _register_binary(op_type, types, output="T"):
         "T: %s" % types).set_shape_fn(common_shapes.broadcast_binary_shape)
 
 
-_register_binary("Add", "{float16, float32, float64, int8, int16, int32, int64, uint8, string}")
-_register_binary("AddV2", _REALS)
-_register_binary("Sub", _REALS)
-_register_binary("Mul", _REALS)
-_register_binary("RealDiv", _REALS)
-_register_binary("DivNoNan", "{float16, float32, float64}")
+_register_binary("Add", "{float16, float32, float64, int8, int16, int32, int64, uint8, complex64, "
+                        "complex128, string}")
+_register_binary("AddV2", _NUMBERS)
+_register_binary("Sub", _NUMBERS)
+_register_binary("Mul", _NUMBERS)
+_register_binary("RealDiv", _NUMBERS)
+_register_binary("DivNoNan", _FLOATS_OR_COMPLEX)
 _register_binary("FloorDiv", _REALS)
 _register_binary("FloorMod", _REALS)
-_register_binary("Pow", _SIGNED)
+_register_binary("Pow", _SIGNED_OR_COMPLEX)
 _register_binary("Maximum", _REALS)
 _register_binary("Minimum", _REALS)
-_register_binary("SquaredDifference", "{float16, float32, float64, int32, int64}")
+_register_binary("SquaredDifference",
+                 "{float16, float32, float64, int32, int64, complex64, complex128}")
 
 
 # =============================================================================
@@ -66,12 +73,77 @@ def _register_unary(op_type, types):
         common_shapes.unchanged_shape)
 
 
-for _op_type in ("Neg", "Abs", "Sign", "Round", "Reciprocal"):
+for _op_type in ("Neg", "Sign", "Reciprocal"):
+    _register_unary(_op_type, _SIGNED_OR_COMPLEX)
+for _op_type in ("Abs", "Round"):
     _register_unary(_op_type, _SIGNED)
-_register_unary("Square", _REALS)
-for _op_type in ("Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Sin", "Cos", "Tanh", "Sigmoid",
-                 "Floor", "Ceil"):
+_register_unary("Square", _NUMBERS)
+for _op_type in ("Sqrt", "Rsqrt", "Exp", "Log", "Log1p", "Sin", "Cos", "Tanh", "Sigmoid"):
+    _register_unary(_op_type, _FLOATS_OR_COMPLEX)
+for _op_type in ("Floor", "Ceil"):
     _register_unary(_op_type, _FLOATS)
+
+
+# =============================================================================
+# More elementwise functions: trigonometry, tests for inf/nan, special division
+# =============================================================================
+
+for _op_type in ("Acos", "Asin", "Atan", "Tan", "Acosh", "Asinh", "Atanh", "Cosh", "Sinh",
+                 "Expm1"):
+    _register_unary(_op_type, _FLOATS_OR_COMPLEX)
+_register_unary("Rint", _FLOATS)
+for _op_type in ("Erf", "Erfc", "Lgamma", "Digamma", "Erfinv", "Ndtri", "BesselI0e",
+                 "BesselI1e"):
+    _register_unary(_op_type, _FLOATS)
+for _op_type in ("IsFinite", "IsInf", "IsNan"):
+    register_op(_op_type).input("x: T").output("y: bool").attr("T: %s" % _FLOATS).set_shape_fn(
+        common_shapes.unchanged_shape)
+
+register_op("Atan2").input("y: T").input("x: T").output("z: T").attr(
+    "T: %s" % _FLOATS).set_shape_fn(common_shapes.broadcast_binary_shape)
+_register_binary("TruncateDiv", _NUMBERS)
+_register_binary("TruncateMod", "{float16, float32, float64, int32, int64}")
+for _op_type in ("Xdivy", "Xlogy", "Xlog1py", "MulNoNan"):
+    _register_binary(_op_type, _FLOATS_OR_COMPLEX)
+register_op("Zeta").input("x: T").input("q: T").output("z: T").attr(
+    "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
+register_op("Polygamma").input("a: T").input("x: T").output("z: T").attr(
+    "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
+
+
+def _betainc_shape(op):
+    """a, b and x share one shape, scalars aside."""
+    shape = tensor_shape.unknown_shape()
+    for t in op.inputs:
+        if t.shape.ndims != 0:
+            shape = merge_shapes(shape, t.shape)
+    return [shape if shape.ndims is not None or any(
+        t.shape.ndims is None for t in op.inputs) else tensor_shape.scalar()]
+
+
+register_op("Betainc").input("a: T").input("b: T").input("x: T").output("z: T").attr(
+    "T: {float32, float64}").set_shape_fn(_betainc_shape)
+register_op("NextAfter").input("x1: T").input("x2: T").output("output: T").attr(
+    "T: {float64, float32} = float32").set_shape_fn(common_shapes.broadcast_binary_shape)
+
+
+# =============================================================================
+# Complex numbers
+# =============================================================================
+
+_COMPLEX_PARTS = "{float32, float64} = float32"
+_COMPLEX = "{complex64, complex128} = complex64"
+register_op("Complex").input("real: T").input("imag: T").output("out: Tout").attr(
+    "T: " + _COMPLEX_PARTS).attr("Tout: " + _COMPLEX).set_shape_fn(
+    common_shapes.broadcast_binary_shape)
+for _op_type in ("Real", "Imag", "Angle"):
+    register_op(_op_type).input("input: T").output("output: Tout").attr(
+        "T: " + _COMPLEX).attr("Tout: " + _COMPLEX_PARTS).set_shape_fn(
+        common_shapes.unchanged_shape)
+register_op("ComplexAbs").input("x: T").output("y: Tout").attr("T: " + _COMPLEX).attr(
+    "Tout: " + _COMPLEX_PARTS).set_shape_fn(common_shapes.unchanged_shape)
+register_op("Conj").input("input: T").output("output: T").attr(
+    "T: {complex64, complex128, variant} = complex64").set_shape_fn(common_shapes.unchanged_shape)
 
 
 # =============================================================================
@@ -143,7 +215,16 @@ def _add_n_shape(op):
 
 
 register_op("AddN").input("inputs: N * T").output("sum: T").attr("N: int >= 1").attr(
-    "T: %s" % _REALS).set_shape_fn(_add_n_shape)
+    "T: %s" % _NUMBERS).set_shape_fn(_add_n_shape)
+
+
+def _accumulate_n_shape(op):
+    """The inputs' merged shape, merged with the `shape` attr too."""
+    return [merge_shapes(_add_n_shape(op)[0], tensor_shape.as_shape(op.get_attr("shape")))]
+
+
+register_op("AccumulateNV2").input("inputs: N * T").output("sum: T").attr("N: int >= 1").attr(
+    "T: %s" % _NUMBERS).attr("shape: shape").set_shape_fn(_accumulate_n_shape)
 
 
 # =============================================================================
@@ -178,7 +259,7 @@ def _check_inner_dimensions(a, b):
         raise ValueError("Dimensions must be equal, but are %s and %s" % (a, b))
 
 
-_MATMUL_TYPES = "{float16, float32, float64, int32, int64}"
+_MATMUL_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128}"
 register_op("MatMul").input("a: T").input("b: T").output("product: T").attr(
     "transpose_a: bool = false").attr("transpose_b: bool = false").attr(
     "T: %s" % _MATMUL_TYPES).set_shape_fn(_matmul_shape)
@@ -223,6 +304,32 @@ register_op("Range").input("start: Tidx").input("limit: Tidx").input("delta: Tid
     _range_shape)
 
 
+def _lin_space_shape(op):
+    for t in op.inputs:
+        with_rank(t.shape, 0)
+    num = constant_value(op.inputs[2])
+    if num is not None and int(num) <= 0:
+        raise ValueError("Requires num > 0: %d" % int(num))
+    return [tensor_shape.vector(None if num is None else int(num))]
+
+
+register_op("LinSpace").input("start: T").input("stop: T").input("num: Tidx").output(
+    "output: T").attr("T: {float16, float32, float64}").attr(
+    "Tidx: %s = int32" % _INDEX).set_shape_fn(_lin_space_shape)
+
+
+def _bincount_shape(op):
+    with_rank(op.inputs[1].shape, 0)
+    size = constant_value(op.inputs[1])
+    if size is not None and int(size) < 0:
+        raise ValueError("size (%d) must be non-negative" % int(size))
+    return [tensor_shape.vector(None if size is None else int(size))]
+
+
+register_op("Bincount").input("arr: int32").input("size: int32").input("weights: T").output(
+    "bins: T").attr("T: {int32, int64, float32, float64}").set_shape_fn(_bincount_shape)
+
+
 # =============================================================================
 # Reductions
 # =============================================================================
@@ -257,17 +364,19 @@ def _checked_axis(axis, rank):
     return axis % rank
 
 
-def _register_reduction(op_type, input_type):
+def _register_reduction(op_type, input_type, types=None):
     builder = register_op(op_type).input("input: %s" % input_type).input(
         "reduction_indices: Tidx").output("output: %s" % input_type).attr(
         "keep_dims: bool = false")
-    if input_type == "T":
-        builder.attr("T: %s" % _REALS)
+    if types is not None:
+        builder.attr("T: %s" % types)
     builder.attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_reduction_shape)
 
 
-for _op_type in ("Sum", "Mean", "Prod", "Max", "Min"):
-    _register_reduction(_op_type, "T")
+for _op_type in ("Sum", "Mean", "Prod", "EuclideanNorm"):
+    _register_reduction(_op_type, "T", _NUMBERS)
+for _op_type in ("Max", "Min"):
+    _register_reduction(_op_type, "T", _REALS)
 for _op_type in ("Any", "All"):
     _register_reduction(_op_type, "bool")
 
@@ -307,7 +416,10 @@ def _scan_shape(op):
 for _op_type in ("Cumsum", "Cumprod"):
     register_op(_op_type).input("x: T").input("axis: Tidx").attr(
         "exclusive: bool = false").attr("reverse: bool = false").output("out: T").attr(
-        "T: %s" % _REALS).attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_scan_shape)
+        "T: %s" % _NUMBERS).attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_scan_shape)
+register_op("CumulativeLogsumexp").input("x: T").input("axis: Tidx").attr(
+    "exclusive: bool = false").attr("reverse: bool = false").output("out: T").attr(
+    "T: %s" % _FLOATS).attr("Tidx: %s = int32" % _INDEX).set_shape_fn(_scan_shape)
 
 
 # =============================================================================
@@ -335,7 +447,7 @@ def unsorted_segment_shape(op):
 
 
 register_op("UnsortedSegmentSum").input("data: T").input("segment_ids: Tindices").input(
-    "num_segments: Tnumsegments").output("output: T").attr("T: %s" % _REALS).attr(
+    "num_segments: Tnumsegments").output("output: T").attr("T: %s" % _NUMBERS).attr(
     "Tindices: %s" % _INDEX).attr("Tnumsegments: %s = int32" % _INDEX).set_shape_fn(
     unsorted_segment_shape)
 
@@ -364,7 +476,7 @@ def _merged_pair_shape(op):
 
 for _op_type in ("SqrtGrad", "RsqrtGrad", "TanhGrad", "SigmoidGrad", "ReciprocalGrad"):
     register_op(_op_type).input("y: T").input("dy: T").output("z: T").attr(
-        "T: %s" % _FLOATS).set_shape_fn(_merged_pair_shape)
+        "T: %s" % _FLOATS_OR_COMPLEX).set_shape_fn(_merged_pair_shape)
 
 
 # =============================================================================

@@ -10,6 +10,7 @@ from minitf.kernels.cpu import candidate_sampling_kernels  # noqa: F401
 from minitf.kernels.cpu import control_flow_kernels  # noqa: F401
 from minitf.kernels.cpu import data_flow_kernels  # noqa: F401
 from minitf.kernels.cpu import io_kernels  # noqa: F401
+from minitf.kernels.cpu import linalg_kernels  # noqa: F401
 from minitf.kernels.cpu import logging_kernels  # noqa: F401
 from minitf.kernels.cpu import lookup_kernels  # noqa: F401
 from minitf.kernels.cpu import math_kernels  # noqa: F401
@@ -23,6 +24,7 @@ from minitf.kernels.cpu import serialize_sparse_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_cross_kernels  # noqa: F401
 from minitf.kernels.cpu import space_kernels  # noqa: F401
 from minitf.kernels.cpu import sparse_kernels  # noqa: F401
+from minitf.kernels.cpu import special_math_kernels  # noqa: F401
 from minitf.kernels.cpu import state_kernels  # noqa: F401
 from minitf.kernels.cpu import string_kernels  # noqa: F401
 from minitf.kernels.cpu import summary_kernels  # noqa: F401

@@ -40,6 +40,10 @@ def _is_integer(array):
     return np.issubdtype(array.dtype, np.integer)
 
 
+def _is_complex(array):
+    return np.issubdtype(array.dtype, np.complexfloating)
+
+
 def _named_after(op_type, kernel):
     """Gives a kernel made in a loop a readable name: FloorDiv -> floor_div."""
     kernel.__name__ = kernel.__qualname__ = re.sub(r"(?<!^)(?=[A-Z])", "_", op_type).lower()
@@ -127,6 +131,31 @@ def _not_equal(xp, x, y):
     return xp.not_equal(x, y)
 
 
+def _truncate_div(xp, x, y):
+    """x / y rounded toward zero, as C++ divides integers."""
+    if _is_integer(x):
+        return _real_div(xp, x, y)
+    quotient = xp.true_divide(x, y)
+    return quotient if _is_complex(quotient) else xp.trunc(quotient)
+
+
+def _truncate_mod(xp, x, y):
+    """C's remainder: it has the sign of x (Python's % has the sign of y)."""
+    if _is_integer(x):
+        _check_no_integer_zero(xp, y, x)
+    return xp.fmod(x, y)
+
+
+def _where_x_is_zero(xp, x, value):
+    """`value`, but 0 wherever x is 0 (even where value is inf or NaN)."""
+    return xp.where(x == 0, xp.zeros_like(value), value)
+
+
+def _mul_no_nan(xp, x, y):
+    """x * y, and 0 wherever y is 0 (even where x is inf or NaN)."""
+    return _where_x_is_zero(xp, y, xp.multiply(x, y))
+
+
 _BINARY = {
     "Add": _add,
     "AddV2": _add,
@@ -148,6 +177,14 @@ _BINARY = {
     "GreaterEqual": lambda xp, x, y: xp.greater_equal(x, y),
     "LogicalAnd": lambda xp, x, y: xp.logical_and(x, y),
     "LogicalOr": lambda xp, x, y: xp.logical_or(x, y),
+    "Atan2": lambda xp, y, x: xp.arctan2(y, x),
+    "TruncateDiv": _truncate_div,
+    "TruncateMod": _truncate_mod,
+    "Xdivy": lambda xp, x, y: _where_x_is_zero(xp, x, xp.true_divide(x, y)),
+    "Xlogy": lambda xp, x, y: _where_x_is_zero(xp, x, xp.multiply(x, xp.log(y))),
+    "Xlog1py": lambda xp, x, y: _where_x_is_zero(xp, x, xp.multiply(x, xp.log1p(y))),
+    "MulNoNan": _mul_no_nan,
+    "NextAfter": lambda xp, x1, x2: xp.nextafter(x1, x2),
 }
 
 
@@ -170,6 +207,8 @@ for _op_type, _compute in _BINARY.items():
 # =============================================================================
 
 def _sigmoid(xp, x):
+    if _is_complex(x):
+        return xp.reciprocal(1 + xp.exp(-x))
     # exp(-|x|) never overflows: for x < 0, sigmoid(x) = e / (1 + e) with e = exp(x).
     e = xp.exp(-xp.abs(x))
     positive = xp.reciprocal(1 + e)
@@ -185,7 +224,7 @@ def _reciprocal(xp, x):
 _UNARY = {
     "Neg": lambda xp, x: xp.negative(x),
     "Abs": lambda xp, x: xp.abs(x),
-    "Sign": lambda xp, x: xp.sign(x),
+    "Sign": lambda xp, x: xp.sign(x),  # x / |x| for complex numbers, as TF
     "Square": lambda xp, x: xp.square(x),
     "Sqrt": lambda xp, x: xp.sqrt(x),
     "Rsqrt": lambda xp, x: xp.reciprocal(xp.sqrt(x)),
@@ -201,6 +240,20 @@ _UNARY = {
     "Round": lambda xp, x: xp.round(x),  # NumPy rounds halves to even, like TF
     "Reciprocal": _reciprocal,
     "LogicalNot": lambda xp, x: xp.logical_not(x),
+    "Acos": lambda xp, x: xp.arccos(x),
+    "Asin": lambda xp, x: xp.arcsin(x),
+    "Atan": lambda xp, x: xp.arctan(x),
+    "Tan": lambda xp, x: xp.tan(x),
+    "Acosh": lambda xp, x: xp.arccosh(x),
+    "Asinh": lambda xp, x: xp.arcsinh(x),
+    "Atanh": lambda xp, x: xp.arctanh(x),
+    "Cosh": lambda xp, x: xp.cosh(x),
+    "Sinh": lambda xp, x: xp.sinh(x),
+    "Expm1": lambda xp, x: xp.expm1(x),
+    "Rint": lambda xp, x: xp.rint(x),  # halves to even, as TF
+    "IsFinite": lambda xp, x: xp.isfinite(x),
+    "IsInf": lambda xp, x: xp.isinf(x),
+    "IsNan": lambda xp, x: xp.isnan(x),
 }
 
 
@@ -217,15 +270,67 @@ for _op_type, _compute in _UNARY.items():
 
 
 # =============================================================================
+# Complex numbers
+# =============================================================================
+
+@register_kernel("Complex", ALL_DEVICE_TYPES)
+def complex_(ctx, real, imag, *, Tout):  # noqa: N803 - TF's attr name
+    """real + imag * i, elementwise, with broadcasting.
+
+    The parts are laid side by side as pairs of floats, which is how a
+    complex number is stored, and read as complex numbers: computing
+    `real + imag * 1j` instead would turn an infinite real part into NaN.
+    """
+    if real.shape != imag.shape:
+        _check_broadcastable(real, imag)
+    xp = ctx.xp
+    pairs = xp.stack(xp.broadcast_arrays(real, imag), axis=-1)
+    return xp.ascontiguousarray(pairs).view(Tout.as_numpy_dtype)[..., 0]
+
+
+_COMPLEX_PARTS = {
+    "Real": lambda xp, x: xp.real(x),
+    "Imag": lambda xp, x: xp.imag(x),
+    "Angle": lambda xp, x: xp.angle(x),
+    "ComplexAbs": lambda xp, x: xp.abs(x),
+}
+
+
+def _register_complex_part_kernel(op_type, compute):
+    @register_kernel(op_type, ALL_DEVICE_TYPES)
+    def kernel(ctx, x, *, Tout):  # noqa: N803 - TF's attr name
+        return compute(ctx.xp, x).astype(Tout.as_numpy_dtype, copy=False)
+
+    _named_after(op_type, kernel)
+
+
+for _op_type, _compute in _COMPLEX_PARTS.items():
+    _register_complex_part_kernel(_op_type, _compute)
+
+
+@register_kernel("Conj", ALL_DEVICE_TYPES)
+def conj(ctx, x):
+    if x.dtype == object:
+        raise errors.UnimplementedError(None, None, "Conj of a variant tensor is not supported")
+    return ctx.xp.conj(x)
+
+
+# =============================================================================
 # Cast, Select, Where, AddN
 # =============================================================================
 
 @register_kernel("Cast", ALL_DEVICE_TYPES)
 def cast(ctx, x, *, SrcT, DstT):  # noqa: N803 - TF's attr names
-    """C++ conversion rules: floats truncate toward zero, integers wrap, non-zero is True."""
+    """C++ conversion rules: floats truncate toward zero, integers wrap, non-zero is True.
+
+    A complex number cast to a real type keeps its real part (to bool: it is
+    True when either part is non-zero).
+    """
     if (SrcT.name == "string") != (DstT.name == "string"):
         raise errors.UnimplementedError(None, None, "Cast %s to %s is not supported"
                                         % (SrcT.name, DstT.name))
+    if SrcT.is_complex and not DstT.is_complex:
+        x = x != 0 if DstT.is_bool else ctx.xp.real(x)
     return x.astype(DstT.as_numpy_dtype)
 
 
@@ -265,6 +370,13 @@ def where(ctx, x):
     if x.ndim == 0:
         raise invalid("WhereOp : Unhandled input dimensions: 0")
     return ctx.xp.argwhere(x).astype(np.int64)
+
+
+@register_kernel("AccumulateNV2", ALL_DEVICE_TYPES)
+def accumulate_nv2(ctx, *inputs, shape):
+    """AddN's sum (TF's runtime may add the inputs as they come instead, with less memory)."""
+    del shape
+    return add_n(ctx, *inputs)
 
 
 @register_kernel("AddN", ALL_DEVICE_TYPES)
@@ -307,13 +419,18 @@ def batch_matmul(ctx, x, y, *, adj_x, adj_y):
     except ValueError:
         raise invalid("In[0] and In[1] must have compatible batch dimensions: %s vs. %s"
                       % (shape_text(x.shape), shape_text(y.shape))) from None
-    xp = ctx.xp
-    x = xp.swapaxes(x, -1, -2) if adj_x else x
-    y = xp.swapaxes(y, -1, -2) if adj_y else y
+    x = _adjoint(ctx.xp, x) if adj_x else x
+    y = _adjoint(ctx.xp, y) if adj_y else y
     if x.shape[-1] != y.shape[-2]:
         raise invalid("Matrix size-incompatible: In[0]: %s, In[1]: %s"
                       % (shape_text(x.shape), shape_text(y.shape)))
-    return xp.matmul(x, y)
+    return ctx.xp.matmul(x, y)
+
+
+def _adjoint(xp, matrices):
+    """The conjugate transpose of each matrix (the last two axes)."""
+    transposed = xp.swapaxes(matrices, -1, -2)
+    return xp.conj(transposed) if _is_complex(matrices) else transposed
 
 
 # =============================================================================
@@ -338,6 +455,37 @@ def range_(ctx, start, limit, delta):
         size = int(np.ceil(np.abs((limit - start) / delta)))
     values = start + np.arange(size, dtype=dtype) * delta
     return on_device(ctx, values.astype(dtype, copy=False))
+
+
+@register_kernel("LinSpace", ALL_DEVICE_TYPES)
+def lin_space(ctx, start, stop, num):
+    """`num` evenly spaced numbers from start to stop, both included."""
+    num = int(host_array(ctx, num))
+    if num <= 0:
+        raise invalid("Requires num > 0: %d" % num)
+    start, stop = host_array(ctx, start)[()], host_array(ctx, stop)[()]
+    return on_device(ctx, np.linspace(start, stop, num).astype(start.dtype))
+
+
+@register_kernel("Bincount", ALL_DEVICE_TYPES)
+def bincount(ctx, arr, size, weights):
+    """How often each value in [0, size) occurs in arr (or the sum of its weights).
+
+    Values outside [0, size) are ignored; an empty `weights` counts each occurrence as 1.
+    """
+    size = int(host_array(ctx, size))
+    if size < 0:
+        raise invalid("size (%d) must be non-negative" % size)
+    if weights.size and weights.shape != arr.shape:
+        raise invalid("weights should have the same shape as arr or be empty: %s vs. %s"
+                      % (shape_text(weights.shape), shape_text(arr.shape)))
+    xp = ctx.xp
+    dtype = weights.dtype  # T, also when no weights are given
+    values = arr.reshape(-1)
+    kept = (values >= 0) & (values < size)
+    weights = weights.reshape(-1)[kept] if weights.size else None
+    counts = xp.bincount(values[kept], weights=weights, minlength=size)
+    return counts.astype(dtype, copy=False)
 
 
 # =============================================================================
@@ -408,12 +556,24 @@ def _extreme(name, empty_value):
     return compute
 
 
+def _euclidean_norm(xp, x, axes, keep_dims):
+    """sqrt(sum(|x|^2)), computed in float64 for integers (the kernel casts back)."""
+    if _is_complex(x):
+        squares = xp.real(x * xp.conj(x))
+    elif _is_integer(x):
+        squares = xp.square(x.astype(np.float64))
+    else:
+        squares = xp.square(x)
+    return xp.sqrt(xp.sum(squares, axis=axes, keepdims=keep_dims))
+
+
 _REDUCTIONS = {
     "Sum": _sum,
     "Prod": _prod,
     "Mean": _mean,
     "Max": _extreme("max", max_identity),
     "Min": _extreme("min", min_identity),
+    "EuclideanNorm": _euclidean_norm,
     "Any": lambda xp, x, axes, keep_dims: xp.any(x, axis=axes, keepdims=keep_dims),
     "All": lambda xp, x, axes, keep_dims: xp.all(x, axis=axes, keepdims=keep_dims),
 }
@@ -466,14 +626,17 @@ def _register_scan_kernel(op_type, running, identity):
             first = xp.full(x.shape[:axis] + (1,) + x.shape[axis + 1:], identity, dtype=x.dtype)
             all_but_last = (slice(None),) * axis + (slice(0, x.shape[axis] - 1),)
             x = xp.concatenate([first, x[all_but_last]], axis=axis)
-        result = getattr(xp, running)(x, axis=axis, dtype=x.dtype)
+        result = running(xp, x, axis).astype(x.dtype, copy=False)
         return xp.flip(result, axis=axis) if reverse else result
 
     _named_after(op_type, kernel)
 
 
-_register_scan_kernel("Cumsum", "cumsum", 0)
-_register_scan_kernel("Cumprod", "cumprod", 1)
+_register_scan_kernel("Cumsum", lambda xp, x, axis: xp.cumsum(x, axis=axis, dtype=x.dtype), 0)
+_register_scan_kernel("Cumprod", lambda xp, x, axis: xp.cumprod(x, axis=axis, dtype=x.dtype), 1)
+# log(e^a + e^b), one element after the other: no exp ever overflows or underflows to 0.
+_register_scan_kernel("CumulativeLogsumexp",
+                      lambda xp, x, axis: xp.logaddexp.accumulate(x, axis=axis), -np.inf)
 
 
 # =============================================================================
@@ -495,6 +658,8 @@ def _register_unary_gradient_kernel(op_type, compute):
         if y.size != dy.size:
             raise invalid("The two arguments to a cwise op must have same number of elements, "
                           "got %d and %d" % (y.size, dy.size))
+        if _is_complex(y):
+            y = ctx.xp.conj(y)  # the derivative at y, conjugated: TF's rule for complex numbers
         # 0.5 and 1 are Python numbers: NumPy keeps y's dtype (float16 stays float16).
         return compute(y, ctx.xp.reshape(dy, y.shape)).astype(y.dtype, copy=False)
 

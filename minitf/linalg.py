@@ -1,0 +1,28 @@
+"""`tf.linalg`: linear algebra on matrices and batches of matrices.
+
+The functions are defined in `minitf/ops/linalg_ops.py`; `matmul` is the
+one of `minitf/ops/math_ops.py`, `tensor_diag` and `tensor_diag_part` are
+`tf.diag` and `tf.diag_part` (`minitf/ops/array_ops.py`), `global_norm`
+is `tf.global_norm` (`minitf/ops/clip_ops.py`).
+
+Mirrors the `tf.linalg` namespace of `tensorflow/python/ops/linalg/linalg_impl.py`.
+
+A name of TF 1.15's `tf.linalg` that minitf lacks fails saying so
+(`minitf/graph/tf1_api.py`).
+"""
+
+from minitf.graph import tf1_api as _tf1_api
+from minitf.ops.array_ops import diag as tensor_diag  # noqa: F401
+from minitf.ops.array_ops import diag_part as tensor_diag_part  # noqa: F401
+from minitf.ops.clip_ops import global_norm  # noqa: F401
+from minitf.ops.linalg_ops import (  # noqa: F401
+    adjoint, band_part, cholesky, cholesky_solve, cross, det, diag, diag_part, eigh, eigvalsh,
+    eye, inv, logdet, matrix_transpose, matvec, norm, normalize, qr, set_diag, slogdet, solve,
+    trace, triangular_solve)
+from minitf.ops.linalg_ops import matrix_transpose as transpose  # noqa: F401
+from minitf.ops.math_ops import matmul  # noqa: F401
+
+
+def __getattr__(name):
+    """Called for a name this module lacks: says so when it is one of TF 1.15's."""
+    raise _tf1_api.missing_name_error("tf.linalg", __name__, name)
