@@ -121,6 +121,8 @@ from minitf.ops.numerics import *  # noqa: F401,F403,E402
 from minitf.graph.tensor_spec import TensorSpec  # noqa: F401,E402
 # tf.losses (the nn family)
 from minitf import losses  # noqa: F401,E402
+# --- tf.sparse: the SparseTensor ops under their TF 2 names ---
+from minitf import sparse  # noqa: F401,E402
 
 del _dtypes
 

@@ -39,7 +39,7 @@ FLOORS = {
     "profiler": 6, "metrics": 6, "losses": 6,
     "": 7, "__main__": 7, "tour": 7, "visualize": 7, "test": 7, "math": 7, "nn": 7,
     "compat": 7, "config": 7, "io": 7, "queue": 7, "dtypes": 7, "random": 7,
-    "initializers": 7, "debugging": 7, "strings": 7, "manip": 7,
+    "initializers": 7, "debugging": 7, "strings": 7, "manip": 7, "sparse": 7,
 }
 FLOOR_NAMES = {0: "floor", 1: "runtime (kernels)", 2: "runtime (executor, device)",
                3: "runtime (session)", 4: "runtime (distributed)", 5: "builders",
