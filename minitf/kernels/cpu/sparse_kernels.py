@@ -663,3 +663,222 @@ def sparse_tensor_dense_add(ctx, a_indices, a_values, a_shape, b):
     output = b.copy()
     np.add.at(output, tuple(a_indices.T), a_values)
     return output
+
+
+# =============================================================================
+# The tf.sparse family: SparseTensorDenseMatMul, SparseReduce{Sum,Max}[Sparse],
+# SparseSoftmax, SparseDenseCwiseAdd, SparseSparse{Maximum,Minimum}, SparseSlice,
+# SparseSliceGrad, SparseSplit
+# =============================================================================
+
+@register_kernel("SparseTensorDenseMatMul", "CPU")
+def sparse_tensor_dense_mat_mul(ctx, a_indices, a_values, a_shape, b, *, adjoint_a,
+                                adjoint_b):
+    """op(a) @ op(b), each entry a[i, k] adding a[i, k] * op(b)[k, :] to output row i."""
+    _check_sparse_tensor(a_indices, a_values, a_shape)
+    if a_shape.shape[0] != 2 or b.ndim != 2:
+        raise invalid("Tensor 'a_shape' and 'b' must be matrices: a_shape has %d entries, "
+                      "b has rank %d" % (a_shape.shape[0], b.ndim))
+    rows, cols = a_indices[:, 0], a_indices[:, 1]
+    out_rows, inner = (int(a_shape[0]), int(a_shape[1]))
+    if adjoint_a:
+        rows, cols, out_rows, inner = cols, rows, inner, out_rows
+    b = b.T.conj() if adjoint_b else b
+    if b.shape[0] != inner:
+        raise invalid("Cannot multiply A and B because inner dimension does not match: "
+                      "%d vs. %d.  Did you forget a transpose?  Dimensions of A: [%d, %d).  "
+                      "Dimensions of B: %s" % (inner, b.shape[0], int(a_shape[0]),
+                                               int(a_shape[1]), shape_text(b.shape)))
+    bad = (rows < 0) | (rows >= out_rows) | (cols < 0) | (cols >= inner)
+    if np.any(bad):
+        k = int(np.flatnonzero(bad)[0])
+        raise invalid("k (%d) from index[%d,%d] out of bounds (>=%d)"
+                      % (cols[k], k, int(adjoint_a) ^ 1, inner))
+    values = a_values.conj() if adjoint_a else a_values
+    output = np.zeros((out_rows, b.shape[1]), dtype=b.dtype)
+    np.add.at(output, rows, values[:, None] * b[cols])
+    return output
+
+
+def _unique_rows(keys):
+    """(the distinct rows of an index matrix in row-major order, each row's position there)."""
+    if keys.shape[1] == 0:  # every row is the empty index: one group, if any row at all
+        return np.zeros((min(keys.shape[0], 1), 0), np.int64), np.zeros(keys.shape[0], np.int64)
+    groups, group_of = np.unique(keys, axis=0, return_inverse=True)
+    return groups, np.reshape(group_of, -1)
+
+
+def _reduction_axes(axes, rank):
+    axes = [int(a) for a in np.reshape(axes, -1)]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise invalid("Invalid reduction dimension %d, for input with %d dimensions."
+                          % (a, rank))
+    return sorted({a % rank for a in axes})
+
+
+def _sparse_reduce(indices, values, shape, reduction_axes, keep_dims, ufunc):
+    """(group indices, group values, output shape): the entries combined per kept index."""
+    _check_sparse_tensor(indices, values, shape)
+    rank = shape.shape[0]
+    axes = _reduction_axes(reduction_axes, rank)
+    kept = [d for d in range(rank) if d not in axes]
+    groups, group_of = _unique_rows(indices[:, kept])
+    combined = np.zeros(groups.shape[0], dtype=values.dtype)
+    if ufunc is np.maximum:
+        combined[:] = _lowest(values.dtype)
+    ufunc.at(combined, group_of, values)
+    if keep_dims:
+        out_shape = np.array([1 if d in axes else shape[d] for d in range(rank)], np.int64)
+        out_indices = np.zeros((groups.shape[0], rank), np.int64)
+        out_indices[:, kept] = groups
+    else:
+        out_shape, out_indices = shape[kept].astype(np.int64), groups.astype(np.int64)
+    return out_indices, combined, out_shape
+
+
+def _register_sparse_reduce_kernels(op_type, ufunc, empty_value_of):
+    @register_kernel(op_type, "CPU")
+    def dense_kernel(ctx, input_indices, input_values, input_shape, reduction_axes, *,
+                     keep_dims):
+        out_indices, combined, out_shape = _sparse_reduce(
+            input_indices, input_values, input_shape, reduction_axes, keep_dims, ufunc)
+        output = np.full(tuple(out_shape), empty_value_of(input_values.dtype),
+                         dtype=input_values.dtype)
+        if out_indices.shape[1] == 0:  # a reduction to a scalar
+            output[()] = combined[0] if combined.size else output[()]
+        else:
+            output[tuple(out_indices.T)] = combined
+        return output
+
+    @register_kernel(op_type + "Sparse", "CPU")
+    def sparse_kernel(ctx, input_indices, input_values, input_shape, reduction_axes, *,
+                      keep_dims):
+        return _sparse_reduce(input_indices, input_values, input_shape, reduction_axes,
+                              keep_dims, ufunc)
+
+    dense_kernel.__doc__ = "The %s of the entries of each kept index, dense." % ufunc.__name__
+    sparse_kernel.__doc__ = "The same, as a SparseTensor of the indices that have entries."
+
+
+# A reduction over no entries: 0 for a sum, the lowest value for a max.
+_register_sparse_reduce_kernels("SparseReduceSum", np.add, lambda dtype: 0)
+_register_sparse_reduce_kernels("SparseReduceMax", np.maximum, _lowest)
+
+
+def _groups_but_last(indices):
+    """The group of each entry: the entries that share every index but the last."""
+    return _unique_rows(indices[:, :-1])[1]
+
+
+@register_kernel("SparseSoftmax", "CPU")
+def sparse_softmax(ctx, sp_indices, sp_values, sp_shape):
+    """A softmax over the entries of each innermost row; the missing ones take no part."""
+    _check_sparse_tensor(sp_indices, sp_values, sp_shape)
+    if sp_shape.shape[0] < 2:
+        raise invalid("Input should have rank >= 2, but received shape: %s"
+                      % shape_text(sp_shape))
+    if not sp_values.shape[0]:
+        return sp_values.copy()
+    group_of = _groups_but_last(sp_indices)
+    group_max = np.full(group_of.max() + 1, -np.inf, dtype=sp_values.dtype)
+    np.maximum.at(group_max, group_of, sp_values)
+    exps = np.exp(sp_values - group_max[group_of])
+    sums = np.zeros_like(group_max)
+    np.add.at(sums, group_of, exps)
+    return (exps / sums[group_of]).astype(sp_values.dtype)
+
+
+@register_kernel("SparseDenseCwiseAdd", "CPU")
+def sparse_dense_cwise_add(ctx, sp_indices, sp_values, sp_shape, dense):
+    """Each sparse value plus the dense value broadcast to its index."""
+    _check_sparse_tensor(sp_indices, sp_values, sp_shape)
+    try:
+        broadcast = np.broadcast_to(dense, tuple(sp_shape))
+    except ValueError:
+        raise invalid("SparseDenseBinaryOpShared broadcasts dense to sparse only; got "
+                      "incompatible shapes: [%s] vs. %s"
+                      % (",".join(str(d) for d in sp_shape), shape_text(dense.shape))) from None
+    return (sp_values + broadcast[tuple(sp_indices.T)]).astype(sp_values.dtype)
+
+
+def _sparse_sparse_extreme(a_indices, a_values, a_shape, b_indices, b_values, b_shape, ufunc):
+    """The union of the indices, each value ufunc(a or 0, b or 0), in row-major order."""
+    _check_sparse_tensor(a_indices, a_values, a_shape, " a")
+    _check_sparse_tensor(b_indices, b_values, b_shape, " b")
+    _check_same_dense_shape(a_shape, b_shape)
+    union, position = _unique_rows(np.concatenate([a_indices, b_indices], axis=0))
+    a_full = np.zeros(union.shape[0], dtype=a_values.dtype)
+    b_full = np.zeros(union.shape[0], dtype=b_values.dtype)
+    a_full[position[:a_indices.shape[0]]] = a_values
+    b_full[position[a_indices.shape[0]:]] = b_values
+    return union.astype(np.int64), ufunc(a_full, b_full)
+
+
+@register_kernel("SparseSparseMaximum", "CPU")
+def sparse_sparse_maximum(ctx, a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+    """max(a, b) at every index either holds (a missing entry counts as 0)."""
+    return _sparse_sparse_extreme(a_indices, a_values, a_shape, b_indices, b_values, b_shape,
+                                  np.maximum)
+
+
+@register_kernel("SparseSparseMinimum", "CPU")
+def sparse_sparse_minimum(ctx, a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+    """min(a, b) at every index either holds (a missing entry counts as 0)."""
+    return _sparse_sparse_extreme(a_indices, a_values, a_shape, b_indices, b_values, b_shape,
+                                  np.minimum)
+
+
+def _slice(indices, values, shape, start, size):
+    """The entries inside [start, start + size), shifted to start at 0, and the new shape."""
+    end = np.minimum(start + size, shape)
+    inside = np.all((indices >= start) & (indices < end), axis=1)
+    return (indices[inside] - start, values[inside],
+            np.maximum(end - start, 0).astype(np.int64))
+
+
+@register_kernel("SparseSlice", "CPU")
+def sparse_slice(ctx, indices, values, shape, start, size):
+    """The entries of the box [start, start + size) (clipped to the dense shape)."""
+    _check_sparse_tensor(indices, values, shape)
+    if start.shape != shape.shape or size.shape != shape.shape:
+        raise invalid("Expected start and size to be vectors of length %d (the rank), got "
+                      "%s and %s" % (shape.shape[0], shape_text(start.shape),
+                                     shape_text(size.shape)))
+    return _slice(indices, values, shape, start, size)
+
+
+@register_kernel("SparseSliceGrad", "CPU")
+def sparse_slice_grad(ctx, backprop_val_grad, input_indices, input_start, output_indices):
+    """Each input entry that the slice kept gets its output entry's gradient; the rest 0."""
+    position_of = {tuple(index): i for i, index in enumerate(input_indices.tolist())}
+    val_grad = np.zeros(input_indices.shape[0], dtype=backprop_val_grad.dtype)
+    for k, index in enumerate((output_indices + input_start).tolist()):
+        if tuple(index) not in position_of:
+            raise invalid("Elements of output_indices + input_start must be in "
+                          "input_indices: %s is not" % (index,))
+        val_grad[position_of[tuple(index)]] = backprop_val_grad[k]
+    return val_grad
+
+
+@register_kernel("SparseSplit", "CPU")
+def sparse_split(ctx, split_dim, indices, values, shape, *, num_split):
+    """num_split slices along split_dim; the first (size % num_split) one entry wider."""
+    _check_sparse_tensor(indices, values, shape)
+    rank = shape.shape[0]
+    axis = int(split_dim)
+    if not -rank <= axis < rank:
+        raise invalid("Input split_dim should be between -%d and %d, got %d"
+                      % (rank, rank, axis))
+    axis %= rank
+    if num_split > shape[axis]:
+        raise invalid("Input num_split should be between 1 and %d, got %d"
+                      % (shape[axis], num_split))
+    width, extra = divmod(int(shape[axis]), num_split)
+    pieces, begin = [], 0
+    for i in range(num_split):
+        start, size = np.zeros(rank, np.int64), shape.astype(np.int64).copy()
+        start[axis], size[axis] = begin, width + (i < extra)
+        pieces.append(_slice(indices, values, shape, start, size))
+        begin += int(size[axis])
+    return ([p[0] for p in pieces] + [p[1] for p in pieces] + [p[2] for p in pieces])
