@@ -15,7 +15,8 @@ A SparseTensor's values get gradients; its indices and dense shape do not.
 
 Mirrors the segment gradients of `tensorflow/python/ops/math_grad.py` and
 `tensorflow/python/ops/sparse_grad.py` (SparseToDense, SparseFillEmptyRows,
-SparseReorder, SparseAdd, SparseTensorDenseAdd).
+SparseReorder, SparseAdd, SparseTensorDenseAdd, SparseTensorDenseMatMul,
+SparseReduceSum, SparseSoftmax, SparseSlice).
 """
 
 from minitf.autodiff.registry import NotDifferentiable

@@ -18,6 +18,14 @@ ops in between come in three families:
   (`sparse_retain`, built from Where and Gather), sort its entries
   (SparseReorder), join several (SparseConcat) or add two (SparseAdd,
   SparseTensorDenseAdd).
+* **The rest of `tf.sparse`** multiplies a SparseTensor with a dense matrix
+  (SparseTensorDenseMatMul), reduces it (SparseReduceSum/Max, dense or
+  sparse), takes a softmax per row (SparseSoftmax), an elementwise max or
+  min of two (SparseSparseMaximum/Minimum), cuts it (SparseSlice,
+  SparseSplit); and composites rebuild SparseTensors from the ops above
+  (from_dense, eye, expand_dims, transpose, merge, to_indicator,
+  reset_shape), with TensorFlow's node names. `minitf/sparse.py` exports
+  all of them under their `tf.sparse` names.
 
 `tf.nn.embedding_lookup_sparse` (in `minitf/ops/embedding_ops.py`) chains
 them: unique ids -> Gather -> SparseSegmentSum/Mean/SqrtN. Kernels live in

@@ -2,8 +2,10 @@
 
 Segment reductions (sorted and unsorted ids), sparse segment reductions
 (rows picked by `indices`, then reduced by segment), the SparseTensor ops
-(SparseToDense, SparseReshape, SparseReorder, SparseConcat, SparseAdd, ...)
-and SparseCross, which the crossed feature column hashes its keys with.
+(SparseToDense, SparseReshape, SparseReorder, SparseConcat, SparseAdd, ...),
+the rest of `tf.sparse` (SparseTensorDenseMatMul, SparseReduceSum/Max,
+SparseSoftmax, SparseSparseMaximum/Minimum, SparseSlice, SparseSplit) and
+SparseCross, which the crossed feature column hashes its keys with.
 
 The front end reads these OpDefs to type and check a new Operation (the
 constructors users call are in `minitf/ops/sparse_ops.py`); the runtime reads

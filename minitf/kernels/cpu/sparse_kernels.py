@@ -10,7 +10,9 @@ the op's device (`ctx.xp`), so these kernels serve CPU and GPU alike.
 
 The SparseTensor kernels (SparseToDense, SparseReshape,
 SparseFillEmptyRows, SparseReorder, SparseConcat, SparseAdd,
-SparseTensorDenseAdd) rearrange index matrices; as in TensorFlow 1.15 they
+SparseTensorDenseAdd, SparseTensorDenseMatMul, SparseReduceSum/Max,
+SparseSoftmax, SparseSparseMaximum/Minimum, SparseSlice, SparseSplit)
+rearrange index matrices; as in TensorFlow 1.15 they
 run on the CPU only, and the placer keeps them there. Sorting entries in
 row-major order is one `np.lexsort` over the index columns.
 
@@ -18,7 +20,9 @@ Mirrors `tensorflow/core/kernels/segment_reduction_ops.cc`,
 `sparse_to_dense_op.cc`, `reshape_util.cc` (SparseReshape),
 `sparse_fill_empty_rows_op.cc`, `sparse_reorder_op.cc`,
 `sparse_concat_op.cc`, `sparse_add_op.cc`, `sparse_add_grad_op.cc`,
-`sparse_tensor_dense_add_op.cc` and the index checks of
+`sparse_tensor_dense_add_op.cc`, `sparse_tensor_dense_matmul_op.cc`,
+`sparse_reduce_op.cc`, `sparse_softmax_op.cc`, `sparse_sparse_binary_op_shared.cc`,
+`sparse_slice_op.cc`, `sparse_slice_grad_op.cc`, `sparse_split_op.cc` and the index checks of
 `util/sparse/sparse_tensor.h` (IndicesValid).
 """
 
