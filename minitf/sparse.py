@@ -17,7 +17,7 @@ A name of TF 1.15's `tf.sparse` that minitf lacks fails saying so
 from minitf.graph import tf1_api as _tf1_api
 from minitf.graph.sparse_tensor import SparseTensor  # noqa: F401
 from minitf.ops.array_ops import sparse_mask as mask  # noqa: F401
-from minitf.ops.sparse_ops import from_dense  # noqa: F401
+from minitf.ops.sparse_ops import bincount, from_dense  # noqa: F401
 from minitf.ops.sparse_ops import sparse_add as add  # noqa: F401
 from minitf.ops.sparse_ops import sparse_concat as concat  # noqa: F401
 from minitf.ops.sparse_ops import sparse_cross as cross  # noqa: F401

@@ -274,10 +274,11 @@ def _sparse_tensor_dense_add_grad(op, out_grad):
 # The tf.sparse ops
 # =============================================================================
 
-# Max reductions, elementwise extremes and splits: TF registers no working gradient.
+# Max reductions, elementwise extremes, splits and counts: TF registers no working gradient.
 for _op_type in ("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
                  "SparseSparseMaximum", "SparseSparseMinimum", "SparseSplit",
-                 "SparseSliceGrad", "SparseDenseCwiseAdd"):
+                 "SparseSliceGrad", "SparseDenseCwiseAdd", "DenseCountSparseOutput",
+                 "SparseCountSparseOutput"):
     NotDifferentiable(_op_type)
 
 

@@ -851,3 +851,71 @@ def sparse_split(keyword_required=_KeywordRequired(), sp_input=None, num_split=N
                        shape=sp_input.dense_shape, num_split=num_split)
     return [sparse_tensor.SparseTensor(outputs[i], outputs[num_split + i],
                                        outputs[2 * num_split + i]) for i in range(num_split)]
+
+
+# =============================================================================
+# Counting: tf.sparse.bincount (TensorFlow's bincount_ops.py)
+# =============================================================================
+
+def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
+             binary_output=False, name=None):
+    """How often each value occurs in `values` (a SparseTensor or a dense int tensor).
+
+    The result is a SparseTensor: with `axis=0` one count vector for all
+    values, with `axis=-1` one per row of a matrix. `weights` (like
+    `values`) sums weights instead of counting; `binary_output` gives 1 for
+    every value that occurs. The count vector is max(largest value + 1,
+    `minlength`) long, at most `maxlength`.
+    """
+    with ops.name_scope(name, "count", [values, weights]):
+        if not isinstance(values, sparse_tensor.SparseTensor):
+            values = convert_to_tensor(values, name="values")
+        if weights is not None and not isinstance(weights, sparse_tensor.SparseTensor):
+            weights = convert_to_tensor(weights, name="weights")
+        if weights is not None and binary_output:
+            raise ValueError("Arguments `binary_output` and `weights` are mutually "
+                             "exclusive. Please specify only one.")
+        axis = 0 if axis is None else axis
+        if axis not in [0, -1]:
+            raise ValueError("Unsupported value for argument axis=%s. Only 0 and -1 are "
+                             "currently supported." % axis)
+        minlength_value = minlength if minlength is not None else -1
+        maxlength_value = maxlength if maxlength is not None else -1
+        if axis == 0:
+            if isinstance(values, sparse_tensor.SparseTensor):
+                weights = _sparse_weights(values, weights)
+                values = values.values
+            else:
+                if weights is not None:
+                    weights = array_ops.reshape(weights, [-1])
+                values = array_ops.reshape(values, [-1])
+        if isinstance(values, sparse_tensor.SparseTensor):
+            c_ind, c_val, c_shape = apply_op(
+                "SparseCountSparseOutput", indices=values.indices, values=values.values,
+                dense_shape=values.dense_shape, weights=_sparse_weights(values, weights),
+                minlength=minlength_value, maxlength=maxlength_value,
+                binary_output=binary_output)
+        else:
+            c_ind, c_val, c_shape = apply_op(
+                "DenseCountSparseOutput", values=values,
+                weights=_dense_weights(values, weights), minlength=minlength_value,
+                maxlength=maxlength_value, binary_output=binary_output)
+        return sparse_tensor.SparseTensor(c_ind, c_val, c_shape)
+
+
+def _dense_weights(values, weights):
+    """The weights as the kernel takes them: none is an empty vector of the values' dtype."""
+    if weights is None:
+        return convert_to_tensor([], dtype=values.dtype)
+    if isinstance(weights, sparse_tensor.SparseTensor):
+        raise ValueError("`weights` must be a dense tensor when `values` is dense.")
+    return weights
+
+
+def _sparse_weights(values, weights):
+    """The values of a SparseTensor of weights, which must have the same indices as values."""
+    if weights is None:
+        return convert_to_tensor([], dtype=values.values.dtype)
+    if not isinstance(weights, sparse_tensor.SparseTensor):
+        raise ValueError("`weights` must be a SparseTensor if `values` is a SparseTensor.")
+    return weights.values

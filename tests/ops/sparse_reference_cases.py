@@ -74,4 +74,17 @@ def cases(tf):
         "slice_empty": lambda: s.slice(_sp(tf), [3, 0], [1, 1]),
         "split_1": lambda: s.split(sp_input=_sp(tf), num_split=3, axis=1),
         "split_0": lambda: s.split(sp_input=_sp(tf), num_split=2, axis=0),
+        "bincount": lambda: s.bincount([3, 1, 1, 5]),
+        "bincount_minlength": lambda: s.bincount([3, 1, 1, 5], minlength=8),
+        "bincount_maxlength": lambda: s.bincount([3, 1, 1, 5], maxlength=3),
+        "bincount_rows": lambda: s.bincount([[3, 1, 1], [0, 0, 2]], axis=-1),
+        "bincount_matrix_axis0": lambda: s.bincount([[3, 1, 1], [0, 0, 2]]),
+        "bincount_weights": lambda: s.bincount(
+            [[3, 1, 1], [0, 0, 2]], weights=[[0.5, 1, 2], [1, 1, 3]], axis=-1),
+        "bincount_binary_int64": lambda: s.bincount(
+            tf.constant([[3, 1, 1], [0, 0, 2]], tf.int64), binary_output=True, axis=-1),
+        "bincount_sparse_rows": lambda: s.bincount(
+            tf.SparseTensor([[0, 0], [0, 2], [2, 1]], [4, 1, 4], [3, 3]), axis=-1),
+        "bincount_sparse": lambda: s.bincount(
+            tf.SparseTensor([[0, 0], [0, 2], [2, 1]], [4, 1, 4], [3, 3])),
     }

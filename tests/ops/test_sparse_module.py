@@ -92,7 +92,7 @@ def test_values_and_node_names_match_tensorflow(name):
 def test_the_module_has_every_name_of_tf_sparse_but_those_left_out():
     names = tf1_api.tf1_names()["tf.sparse"]
     missing = sorted(n for n in names if n not in vars(tf.sparse))
-    assert missing == ["SparseConditionalAccumulator", "bincount"]
+    assert missing == ["SparseConditionalAccumulator"]  # left out, tf1_api_exclusions.txt
     assert tf.sparse.to_dense is tf.sparse_tensor_to_dense
     assert tf.sparse.matmul is tf.sparse.sparse_dense_matmul is tf.sparse_tensor_dense_matmul
     assert tf.sparse.reorder is tf.sparse_reorder and tf.sparse.mask is tf.sparse_mask
@@ -190,11 +190,17 @@ def test_build_time_errors():
             tf.sparse.eye(2.5)
         with pytest.raises(TypeError, match="axis must be an int"):
             tf.sparse.expand_dims(sp, 1.0)
+        with pytest.raises(ValueError, match="mutually exclusive"):
+            tf.sparse.bincount([1, 2], weights=[1.0, 2.0], binary_output=True)
+        with pytest.raises(ValueError, match="Only 0 and -1"):
+            tf.sparse.bincount([1, 2], axis=1)
+        with pytest.raises(ValueError, match="rank 1 or 2 but is rank 3"):
+            tf.sparse.bincount(tf.zeros([2, 2, 2], tf.int32), axis=-1)
 
 
 def _fails_when_run(build, match, value=_SP):
     with tf.Graph().as_default():
-        sp = tf.sparse.placeholder(tf.float32)
+        sp = tf.sparse.placeholder(value.values.dtype)
         fetch = build(sp)
         with pytest.raises(tf.errors.InvalidArgumentError, match=match):
             _run(fetch, {sp: value})
@@ -214,3 +220,8 @@ def test_run_time_errors():
                     "num_split should be between 1 and 2")
     _fails_when_run(lambda sp: tf.sparse.reset_shape(sp, tf.placeholder_with_default(
         np.int64([1, 5]), [None])).dense_shape, "did not hold|x <= y")
+    _fails_when_run(lambda sp: tf.sparse.bincount(sp, axis=-1).values, "non-negative",
+                    tf.SparseTensorValue([[0, 1]], np.int32([-2]), [2, 3]))
+    _fails_when_run(lambda sp: tf.sparse.bincount(sp, weights=tf.SparseTensor(
+        [[0, 0]], [1.0], [2, 3])).values, "same shape",
+                    tf.SparseTensorValue([[0, 1], [1, 1]], np.int32([2, 3]), [2, 3]))

@@ -433,3 +433,29 @@ register_op("SparseSplit").input("split_dim: int64").input("indices: int64").inp
     "values: T").input("shape: int64").output("output_indices: num_split * int64").output(
     "output_values:  num_split * T").output("output_shape: num_split * int64").attr(
     "num_split: int >= 1").attr("T: type").set_shape_fn(_sparse_split_shape)
+
+
+def _count_sparse_output_shape(op):
+    """[N, rank] indices (rank: 1, or 2 for batches), N values, a dense shape of `rank`."""
+    values = op.inputs[0] if op.type == "DenseCountSparseOutput" else op.inputs[2]
+    rank = values.shape.ndims if op.type == "DenseCountSparseOutput" else None
+    if rank is None and op.type == "SparseCountSparseOutput":
+        rank = tensor_shape.dimension_value(with_rank(op.inputs[0].shape, 2)[1])
+    if rank is not None and rank not in (1, 2):
+        raise ValueError("Shape must be rank 1 or 2 but is rank %d for '%s' (op: '%s')"
+                         % (rank, op.name, op.type))
+    return [tensor_shape.TensorShape([None, rank]), tensor_shape.TensorShape([None]),
+            tensor_shape.TensorShape([rank])]
+
+
+_COUNT_ATTRS = ("T: {int32, int64}", "minlength: int >= -1 = -1", "maxlength: int >= -1 = -1",
+                "binary_output: bool", "output_type: {int32, int64, float32, float64}")
+_dense_count = register_op("DenseCountSparseOutput").input("values: T").input(
+    "weights: output_type")
+_sparse_count = register_op("SparseCountSparseOutput").input("indices: int64").input(
+    "values: T").input("dense_shape: int64").input("weights: output_type")
+for _builder in (_dense_count, _sparse_count):
+    for _attr in _COUNT_ATTRS:
+        _builder.attr(_attr)
+    _builder.output("output_indices: int64").output("output_values: output_type").output(
+        "output_dense_shape: int64").set_shape_fn(_count_sparse_output_shape)

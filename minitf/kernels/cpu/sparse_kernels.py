@@ -886,3 +886,66 @@ def sparse_split(ctx, split_dim, indices, values, shape, *, num_split):
         pieces.append(_slice(indices, values, shape, start, size))
         begin += int(size[axis])
     return ([p[0] for p in pieces] + [p[1] for p in pieces] + [p[2] for p in pieces])
+
+
+# =============================================================================
+# DenseCountSparseOutput, SparseCountSparseOutput (tf.sparse.bincount)
+# =============================================================================
+
+def _count(batches, values, weights, num_batches, is_1d, minlength, maxlength,
+           binary_output, output_type):
+    """The counts (or weight sums) of each value per batch, as a SparseTensor's parts.
+
+    The last dimension is max(largest value + 1, minlength), at most
+    maxlength; values from maxlength on are not counted.
+    """
+    if values.size and values.min() < 0:
+        raise invalid("Input values must all be non-negative; got %d" % values.min())
+    size = max(int(values.max()) + 1 if values.size else 0, minlength)
+    if maxlength >= 0:
+        size = min(size, maxlength)
+        counted = values < maxlength
+        batches, values = batches[counted], values[counted]
+        weights = weights[counted] if weights.size else weights
+    keys, position = _unique_rows(np.stack([batches, values], axis=1).astype(np.int64))
+    if binary_output:
+        counts = np.ones(keys.shape[0], dtype=output_type)
+    else:
+        counts = np.zeros(keys.shape[0], dtype=output_type)
+        np.add.at(counts, position, weights if weights.size else 1)
+    if is_1d:
+        return keys[:, 1:], counts, np.array([size], np.int64)
+    return keys, counts, np.array([num_batches, size], np.int64)
+
+
+def _check_count_weights(weights, values):
+    if weights.size and weights.shape != values.shape:
+        raise invalid("Weights and values must have the same shape. Weight shape: %s; "
+                      "values shape: %s" % (shape_text(weights.shape), shape_text(values.shape)))
+
+
+@register_kernel("DenseCountSparseOutput", "CPU")
+def dense_count_sparse_output(ctx, values, weights, *, minlength, maxlength, binary_output,
+                              output_type):
+    """bincount of a vector, or of each row of a matrix."""
+    if values.ndim not in (1, 2):
+        raise invalid("Input must be a 1 or 2-dimensional tensor. Got: %s"
+                      % shape_text(values.shape))
+    _check_count_weights(weights, values)
+    is_1d = values.ndim == 1
+    rows = values.reshape(1, -1) if is_1d else values
+    batches = np.repeat(np.arange(rows.shape[0]), rows.shape[1])
+    return _count(batches, rows.reshape(-1), weights.reshape(-1), rows.shape[0], is_1d,
+                  minlength, maxlength, binary_output, output_type.as_numpy_dtype)
+
+
+@register_kernel("SparseCountSparseOutput", "CPU")
+def sparse_count_sparse_output(ctx, indices, values, dense_shape, weights, *, minlength,
+                               maxlength, binary_output, output_type):
+    """bincount of a SparseTensor's values, per row (its first index) when it is a matrix."""
+    _check_sparse_tensor(indices, values, dense_shape)
+    _check_count_weights(weights, values)
+    is_1d = dense_shape.shape[0] == 1
+    batches = np.zeros(values.shape[0], np.int64) if is_1d else indices[:, 0]
+    return _count(batches, values, weights, 1 if is_1d else int(dense_shape[0]), is_1d,
+                  minlength, maxlength, binary_output, output_type.as_numpy_dtype)
