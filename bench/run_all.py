@@ -7,7 +7,9 @@ section per benchmark (its table, its target, the command that runs it
 alone), then a summary of the targets. The core benchmarks (dispatch, the
 cost of a run, memory) come first, then the training steps, then two
 devices at once, then the distributed runtime (a run through grpc://, a
-tensor moved between tasks).
+tensor moved between tasks), then a while loop (without `--tensorflow`: run
+`bench_while_loop.py --tensorflow PYTHON` alone for the comparison and its
+target).
 """
 
 import _training  # noqa: F401  before NumPy: pins the BLAS thread count
@@ -23,6 +25,7 @@ import bench_memory
 import bench_mlp_step
 import bench_run_overhead
 import bench_two_devices
+import bench_while_loop
 
 BENCHMARKS = [("bench/bench_dispatch.py", bench_dispatch),
               ("bench/bench_run_overhead.py", bench_run_overhead),
@@ -31,7 +34,8 @@ BENCHMARKS = [("bench/bench_dispatch.py", bench_dispatch),
               ("bench/bench_embedding_step.py", bench_embedding_step),
               ("bench/bench_two_devices.py", bench_two_devices),
               ("bench/bench_grpc_run.py", bench_grpc_run),
-              ("bench/bench_grpc_transfer.py", bench_grpc_transfer)]
+              ("bench/bench_grpc_transfer.py", bench_grpc_transfer),
+              ("bench/bench_while_loop.py", bench_while_loop)]
 
 
 def main():

@@ -202,6 +202,79 @@ def _is_update_scope(scope):
     return scope.rsplit("/", 1)[-1].startswith("update_")
 
 
+# Control-flow graphs are wide: nodes packed closer keep their text readable.
+_COMPACT = "---\nconfig:\n  flowchart:\n    nodeSpacing: 8\n    rankSpacing: 24\n---\n"
+
+
+def _figure_cond_graph():
+    example = tour.build_running_example()
+    prediction, use_bias = tour.add_cond(example)
+    nodes = subgraph.rewrite_for_execution(tour.graph_nodes(example),
+                                           [example.x.name, use_bias.name], [prediction.name], [])
+    return _COMPACT + visualize.to_mermaid(nodes, direction="TB", group_by=_cond_scope)
+
+
+def _cond_scope(name):
+    return "cond" if name.startswith("cond/") else None
+
+
+def _figure_loop_graph():
+    example = tour.build_running_example()
+    w, b = tour.add_training_loop(example, steps=100)
+    nodes = subgraph.rewrite_for_execution(tour.graph_nodes(example),
+                                           [example.x.name, example.y.name], [w.name, b.name], [])
+    folded = visualize.collapse_scopes([n for n in nodes if n.op not in ("_Arg", "_Retval")],
+                                       _loop_body_scope)
+    return _COMPACT + visualize.to_mermaid(folded, direction="TB",
+                                           group_by=visualize.loop_frames(folded).get)
+
+
+_LOSS_OPS = ("while/mul", "while/add", "while/sub", "while/Square", "while/Rank", "while/range")
+_STEP_OPS = ("while/add_1", "while/mul_1", "while/sub_1", "while/mul_2", "while/sub_2")
+
+
+def _figure_loop_gradient_half(forward):
+    """The power loop's gradient graph, one frame at a time: the forward frame (`forward`)
+    or the gradient frame, each with the nodes outside both frames that it touches
+    (constants left out). Both at once are too wide to read."""
+    example = tour.build_running_example()
+    _, gradient = tour.add_power_loop(example)
+    nodes = subgraph.rewrite_for_execution(tour.graph_nodes(example), [], [gradient.name], [])
+    frames = visualize.loop_frames(nodes)
+    inside = {n.name for n in nodes if (frames[n.name] == "gradients/while/while_context") != forward}
+    near = set(inside)
+    for node in nodes:
+        sources = {graph_def_lib.parse_input(t)[0] for t in node.input}
+        if node.name in inside:
+            near |= {s for s in sources if not frames[s]}
+        elif sources & inside and not frames[node.name]:
+            near.add(node.name)
+    shown = [n for n in nodes if n.name in near and n.op not in ("_Arg", "_Retval")
+             and not (n.op == "Const" and not frames[n.name])]
+    return _COMPACT + visualize.to_mermaid(shown, direction="TB", group_by=frames.get)
+
+
+def _loop_body_scope(name):
+    """The training loop's body folded into three nodes: the loss, its gradients, the step."""
+    if name.startswith("while/gradients/"):
+        return "while/gradients"
+    op_name = (name.rsplit("/", 1)[0]
+               if name.endswith(("/x", "/y", "/start", "/delta", "/Enter")) else name)
+    if op_name in _LOSS_OPS:
+        return "while/loss"
+    if op_name in _STEP_OPS:
+        return "while/step"
+    return None
+
+
+def _figure_loop_schedule():
+    example = tour.build_running_example()
+    loss, _ = tour.add_loop_loss(example)
+    _, run_metadata = tour.traced_loss_run(example._replace(loss=loss))
+    return visualize.schedule_to_mermaid(run_metadata.step_stats, lanes="iteration",
+                                         title="sess.run(loss) with the loss summed in a loop")
+
+
 # =============================================================================
 # Listings
 # =============================================================================
@@ -377,6 +450,11 @@ FIGURES = {
     "cluster-partition-ps": _cluster_partition("/job:ps/replica:0/task:0"),
     "cluster-partition-worker0": _cluster_partition("/job:worker/replica:0/task:0"),
     "cluster-partition-worker1": _cluster_partition("/job:worker/replica:0/task:1"),
+    "cond-graph": _figure_cond_graph,
+    "loop-graph": _figure_loop_graph,
+    "loop-gradient-forward": lambda: _figure_loop_gradient_half(forward=True),
+    "loop-gradient-backward": lambda: _figure_loop_gradient_half(forward=False),
+    "loop-schedule": _figure_loop_schedule,
 }
 
 LISTINGS = {

@@ -50,9 +50,10 @@ from minitf.ops.confusion_matrix import *  # noqa: F401,F403
 from minitf.ops.control_flow_ops import *  # noqa: F401,F403
 from minitf.ops.data_flow_ops import *  # noqa: F401,F403
 from minitf.ops.embedding_ops import *  # noqa: F401,F403
+from minitf.ops.functional_ops import *  # noqa: F401,F403
 from minitf.ops.init_ops import *  # noqa: F401,F403
-from minitf.ops.logging_ops import *  # noqa: F401,F403
 from minitf.ops.lookup_ops import *  # noqa: F401,F403
+from minitf.ops.logging_ops import *  # noqa: F401,F403
 from minitf.ops.math_ops import *  # noqa: F401,F403
 from minitf.ops.nn_ops import *  # noqa: F401,F403
 from minitf.ops.parsing_ops import *  # noqa: F401,F403
@@ -61,6 +62,7 @@ from minitf.ops.script_ops import *  # noqa: F401,F403
 from minitf.ops.sparse_ops import *  # noqa: F401,F403
 from minitf.ops.state_ops import *  # noqa: F401,F403
 from minitf.ops.string_ops import *  # noqa: F401,F403
+from minitf.ops.tensor_array_ops import *  # noqa: F401,F403
 from minitf.ops.variable_scope import *  # noqa: F401,F403
 from minitf.ops.variables import *  # noqa: F401,F403
 from minitf import data  # noqa: F401,E402

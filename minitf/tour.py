@@ -108,6 +108,81 @@ def add_training(example, learning_rate=LEARNING_RATE):
 
 
 # =============================================================================
+# The running example with control flow (the Control flow chapter)
+# =============================================================================
+
+def add_cond(example):
+    """`W * x + b` or just `W * x`, chosen by a bool placeholder `use_bias` at run time.
+
+    Returns (the cond's result, the placeholder).
+    """
+    with example.graph.as_default():
+        use_bias = tf.placeholder(tf.bool, [], name="use_bias")
+        W, b, x = example.W, example.b, example.x  # noqa: N806 - the seed's names
+        prediction = tf.cond(use_bias, lambda: W * x + b, lambda: W * x, name="cond")
+    return prediction, use_bias
+
+
+def add_training_loop(example, steps, learning_rate=LEARNING_RATE):
+    """`steps` steps of seed 001's gradient descent in one tf.while_loop; returns (W, b) after.
+
+    The loop variables start at the variables' values; each iteration
+    differentiates the loss at the current (w, b) and steps downhill. The
+    variables themselves are not changed.
+    """
+    with example.graph.as_default():
+        def body(i, w, b):
+            loss = tf.reduce_sum(tf.square(w * example.x + b - example.y))
+            dw, db = tf.gradients(loss, [w, b])
+            return i + 1, w - learning_rate * dw, b - learning_rate * db
+
+        _, w, b = tf.while_loop(lambda i, w, b: i < steps, body,
+                                [tf.constant(0), example.W.value(), example.b.value()])
+    return w, b
+
+
+def reference_training(steps, learning_rate=LEARNING_RATE):
+    """NumPy's W and b after `steps` steps of gradient descent from W_INIT, B_INIT."""
+    w, b = np.float32(W_INIT), np.float32(B_INIT)
+    for _ in range(steps):
+        residual = w * X_TRAIN + b - Y_TRAIN
+        w, b = (w - np.float32(learning_rate) * np.sum(2 * residual * X_TRAIN),
+                b - np.float32(learning_rate) * np.sum(2 * residual))
+    return w, b
+
+
+def add_loop_loss(example):
+    """The loss summed over the examples one by one in a tf.while_loop, and its gradients.
+
+    Returns (loop loss, [d loop loss / dW, d loop loss / db]): the same
+    values as the loss and its gradients, computed by a loop and a
+    gradient loop.
+    """
+    with example.graph.as_default():
+        x, y = example.x, example.y
+
+        def body(i, total):
+            # x has no static shape, so x[i] has none either: reduce_sum keeps `total` a scalar.
+            return i + 1, total + tf.reduce_sum(tf.square(example.W * x[i] + example.b - y[i]))
+
+        _, loss = tf.while_loop(lambda i, total: i < tf.size(x), body, [0, 0.0])
+        return loss, tf.gradients(loss, [example.W, example.b])
+
+
+def add_power_loop(example, power=3):
+    """`W ** power` by repeated multiplication in a tf.while_loop, and its gradient.
+
+    The smallest loop with a gradient: returns (the power, d power / dW),
+    `0.3 ** 3 = 0.027` and `3 * 0.3 ** 2 = 0.27` at the example's W.
+    """
+    with example.graph.as_default():
+        _, result = tf.while_loop(lambda i, p: i < power,
+                                  lambda i, p: (i + 1, p * example.W), [0, 1.0])
+        (gradient,) = tf.gradients(result, [example.W])
+    return result, gradient
+
+
+# =============================================================================
 # Looking inside the runtime
 # =============================================================================
 

@@ -26,9 +26,13 @@ whole scopes can be folded into one node each (`collapse_scopes`), so that a
 training graph of a hundred ops still reads at a glance.
 
 Data edges are solid arrows, control edges dotted; nodes the runtime adds
-(`_Arg`, `_Retval`, `_Send`, `_Recv`) are coloured so they stand out.
-Schedules are Gantt charts with one lane per thread, or per device
-(`schedule_to_mermaid(..., lanes="device")`).
+(`_Arg`, `_Retval`, `_Send`, `_Recv`) are coloured so they stand out, and so
+are the control-flow nodes of conds and loops (`Switch`, `Merge`, `Enter`,
+`Exit`, `NextIteration`, `LoopCond`). A loop's nodes can be boxed by the
+frame they run in (`loop_frames`).
+Schedules are Gantt charts with one lane per thread, per device
+(`schedule_to_mermaid(..., lanes="device")`), or per loop iteration
+(`lanes="iteration"`).
 
 TensorBoard's graph plugin plays this role for TensorFlow
 (`tensorboard/plugins/graph/`); `tensorflow/python/client/timeline.py` draws
@@ -40,6 +44,7 @@ import re
 
 import numpy as np
 
+from minitf.device import control_loops
 from minitf.graph import graph_def as graph_def_lib
 from minitf.graph import ops
 from minitf.graph.device_spec import DeviceSpec
@@ -48,6 +53,8 @@ from minitf.graph.device_spec import DeviceSpec
 _FEED_OPS = {"Placeholder", "PlaceholderWithDefault", "_Arg"}
 _VARIABLE_OPS = {"VariableV2", "Variable", "VarHandleOp"}
 _RUNTIME_OPS = {"_Arg", "_Retval", "_Send", "_Recv"}
+_CONTROL_FLOW_OPS = {"Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter", "Exit",
+                     "RefExit", "NextIteration", "RefNextIteration", "LoopCond"}
 
 _STYLES = {
     "feed": "fill:#e3f2fd,stroke:#1565c0",
@@ -56,6 +63,7 @@ _STYLES = {
     "runtime": "fill:#fce4ec,stroke:#ad1457,stroke-width:2px",
     "op": "fill:#e8f5e9,stroke:#2e7d32",
     "scope": "fill:#ede7f6,stroke:#5e35b1,stroke-dasharray:4 2",
+    "control": "fill:#fffde7,stroke:#f9a825,stroke-width:2px",
 }
 
 # The op of a node that stands for a whole folded name scope (see collapse_scopes);
@@ -144,14 +152,38 @@ def _node_lines(nodes, ids, show_attrs, group_by=None):
             title = box if group_by is not None else short_device_name(box)
             lines.append('    subgraph d%d["%s"]' % (index, _escape(title)))
             indent = "        "
-        # Inside a name-scope box, a node is labelled by its name within the scope.
-        prefix = box + "/" if box and group_by is not None else None
+        # Inside a name-scope box, a node is labelled by its name within the scope; inside
+        # a loop's frame (`while/while_context`), by its name within the loop's scope.
+        prefix = _box_prefix(box) if box and group_by is not None else None
         for node in box_nodes:
             shown = node.name[len(prefix):] if prefix and node.name.startswith(prefix) else None
             lines.append(indent + _node_text(node, ids[node.name], show_attrs, shown))
         if box:
             lines.append("    end")
     return lines
+
+
+_NAME_LINE = 14  # characters: a longer name breaks after a "/", so that its box stays narrow
+
+
+def _wrapped_name(name):
+    """The name, escaped, on lines of at most about _NAME_LINE characters, broken after "/"."""
+    lines, line = [], ""
+    for part in name.split("/"):
+        piece = part if not line else "/" + part
+        if line and len(line) + len(piece) > _NAME_LINE:
+            lines.append(line + "/")
+            line = part
+        else:
+            line += piece
+    lines.append(line)
+    return "<br/>".join(_escape(text) for text in lines)
+
+
+def _box_prefix(box):
+    """The prefix a node's name loses in `box`: the scope, or the loop's scope of a frame."""
+    scope, _, last = box.rpartition("/")
+    return scope + "/" if scope and last == "while_context" else box + "/"
 
 
 def _node_text(node, node_id, show_attrs, shown_name=None, style=None, note=None):
@@ -162,7 +194,7 @@ def _node_text(node, node_id, show_attrs, shown_name=None, style=None, note=None
     if node.op == SCOPE_OP:
         label = "<b>%s/</b><br/>%d ops" % (_escape(node.name), node.attr["num_ops"])
         return '%s[["%s"]]:::scope' % (node_id, label)
-    label = "<b>%s</b><br/>%s" % (_escape(shown_name or node.name), _escape(node.op))
+    label = "<b>%s</b><br/>%s" % (_wrapped_name(shown_name or node.name), _escape(node.op))
     attrs = _main_attrs(node) if show_attrs else ""
     if attrs:
         label += "<br/><small>%s</small>" % _escape(attrs)
@@ -170,15 +202,18 @@ def _node_text(node, node_id, show_attrs, shown_name=None, style=None, note=None
         label += "<br/><small>%s</small>" % _escape(note)
     kind = node_kind(node.op)
     opening, closing = {"feed": ('[/"', '"/]'), "variable": ('[("', '")]'),
-                        "runtime": ('{{"', '"}}'), "constant": ('(["', '"])')}.get(
+                        "runtime": ('{{"', '"}}'), "constant": ('(["', '"])'),
+                        "control": ('[/"', '"\\]')}.get(
                             kind, ('["', '"]'))
     return "%s%s%s%s:::%s" % (node_id, opening, label, closing, style or kind)
 
 
 def node_kind(op_type):
-    """The style class of an op type: feed, variable, runtime, constant or op."""
+    """The style class of an op type: feed, variable, runtime, constant, control or op."""
     if op_type in _RUNTIME_OPS:
         return "runtime"
+    if op_type in _CONTROL_FLOW_OPS:
+        return "control"
     if op_type in _FEED_OPS:
         return "feed"
     if op_type in _VARIABLE_OPS:
@@ -492,12 +527,25 @@ def _outside_inputs(group, name, representative):
     return data + [c for c in control if c[1:] not in sources]
 
 
+def loop_frames(nodes):
+    """{node name: the while loop's frame it is in, or None outside every loop}.
+
+    For `group_by`: one box per loop. An Enter is drawn in the loop it
+    starts and an Exit in the loop it ends (the executor counts them in the
+    frame around). Frames are TensorFlow's `frame_name`s, such as
+    `while/while_context`.
+    """
+    info = control_loops.ControlFlowInfo(list(nodes))
+    return {name: frame or None for name, frame in info.frame.items()}
+
+
 # =============================================================================
 # A step's schedule
 # =============================================================================
 
 ScheduleRow = collections.namedtuple(
-    "ScheduleRow", ["node", "op", "device", "thread", "start_us", "end_us"])
+    "ScheduleRow", ["node", "op", "device", "thread", "start_us", "end_us", "frame",
+                    "iteration"], defaults=("", 0))
 
 
 def schedule(step_stats):
@@ -517,7 +565,7 @@ def schedule(step_stats):
         thread = threads.setdefault(stat.thread_id, len(threads))
         start = stat.all_start_micros - origin
         rows.append(ScheduleRow(stat.node_name, stat.op, stat.device, thread, start,
-                                start + stat.all_end_rel_micros))
+                                start + stat.all_end_rel_micros, stat.frame_name, stat.iter_id))
     return rows
 
 
@@ -544,29 +592,47 @@ def schedule_to_mermaid(step_stats, title="One step of the executor", lanes="thr
 
     `lanes="thread"`: a section per (device, thread), to see what each thread
     did; `lanes="device"`: a section per device, to see the partitions of a
-    step run side by side (as Perfetto shows a Chrome trace's processes).
+    step run side by side (as Perfetto shows a Chrome trace's processes);
+    `lanes="iteration"`: a section per loop frame and iteration (the nodes
+    outside loops first), to see iterations start and overlap.
 
     Mermaid's Gantt charts count in dates, to the millisecond; one
     microsecond of the step is drawn as one millisecond, so the axis, which
     reads `seconds.milliseconds`, shows the step's `milliseconds.microseconds`.
     """
-    if lanes not in ("thread", "device"):
-        raise ValueError("lanes must be 'thread' or 'device', not %r" % (lanes,))
+    if lanes not in ("thread", "device", "iteration"):
+        raise ValueError("lanes must be 'thread', 'device' or 'iteration', not %r" % (lanes,))
     rows = schedule(step_stats)
     lines = _GANTT_CONFIG + ["gantt", "    title %s (ms since the step began)" % title,
                              "    dateFormat x", "    axisFormat %S.%L"]
     sections = collections.OrderedDict()
-    for row in sorted(rows, key=lambda r: _device_order(r.device)):
-        lane = (short_device_name(row.device), row.thread if lanes == "thread" else None)
-        sections.setdefault(lane, []).append(row)
-    for (device, thread), section_rows in sections.items():
-        lines.append("    section %s" % device if thread is None
-                     else "    section %s thread %d" % (device, thread))
+    if lanes == "iteration":
+        for row in sorted(rows, key=lambda r: (r.frame != "", r.start_us)):
+            title = _iteration_title(row.frame, row.iteration) if row.frame else "outside loops"
+            sections.setdefault(title, []).append(row)
+    else:
+        for row in sorted(rows, key=lambda r: _device_order(r.device)):
+            device = short_device_name(row.device)
+            title = device if lanes == "device" else "%s thread %d" % (device, row.thread)
+            sections.setdefault(title, []).append(row)
+    for title, section_rows in sections.items():
+        lines.append("    section %s" % title)
         for row in section_rows:
             end = max(row.end_us, row.start_us + 1)
             lines.append("    %s (%s) : %d, %d" % (_gantt_text(row.node), _gantt_text(row.op),
                                                    row.start_us, end))
     return "\n".join(lines)
+
+
+def _iteration_title(frame, iteration):
+    """`outer iteration 2, inner iteration 1` for the run-time frame `;0;outer;2;inner`.
+
+    A frame's run-time name is its parent's, the parent's iteration and its
+    own `frame_name`, joined by `;` (the root frame is `""`).
+    """
+    parts = frame.split(";")
+    names, iterations = parts[2::2], parts[3::2] + [str(iteration)]
+    return _gantt_text(", ".join("%s iteration %s" % pair for pair in zip(names, iterations)))
 
 
 def _gantt_text(text):

@@ -19,12 +19,20 @@ The walk:
    first (one AddN) and sent on once. Visiting ops in plain breadth-first
    order instead would send partial sums — the classic bug of TF clones.
 
+Conds and loops need more (`control_flow_state.py`, `control_flow_grad.py`):
+a loop's gradient is a loop of its own, built while the walk goes through
+the forward loop; the gradient function of an op in a loop runs in that
+gradient loop's context; a loop's Exits are processed all at once (those
+the ys do not use get zero gradients), and a loop's Switch is visited
+twice, once from its Exit and once from the body.
+
 A gradient that is an IndexedSlices (from a gather or embedding lookup)
 stays sparse: several of them are summed by concatenating their rows, and
 one becomes a dense tensor only when an op that needs a dense input (a
 dense gradient to add, a gradient function doing arithmetic) receives it.
 
-`tf.hessians` differentiates each gradient element once more.
+`tf.hessians` differentiates each gradient element once more, in a while
+loop over the elements.
 
 Mirrors `tensorflow/python/ops/gradients_util.py` (_GradientsHelper) and
 `gradients_impl.py` (gradients, hessians).
@@ -34,16 +42,19 @@ import collections
 import contextlib
 import enum
 
+from minitf.autodiff import control_flow_state
 from minitf.autodiff import registry
 from minitf.graph import dtypes
+from minitf.graph.constant_op import constant
 from minitf.graph import ops
 from minitf.graph.sparse_tensor import IndexedSlices
 from minitf.graph.tensor_conversion import (convert_to_tensor,
-                                            convert_to_tensor_or_indexed_slices,
                                             register_tensor_conversion_function)
 from minitf.ops import array_ops
 from minitf.ops import control_flow_ops
+from minitf.ops import control_flow_util
 from minitf.ops import math_ops
+from minitf.ops import tensor_array_ops
 
 __all__ = ["AggregationMethod", "UnconnectedGradients", "gradients", "hessians"]
 
@@ -216,19 +227,32 @@ class _BackwardWalk:
         self.aggregation_method = _check_aggregation_method(aggregation_method)
         self.gradient_uid = gradient_uid  # TF's id of this call, for colocation
         self.to_ops = [y.op for y in ys]
-        from_ops = [x.op for x in xs]
-        reached = _reached_ops(from_ops)
+        self.from_ops = [x.op for x in xs]
+        reached = _reached_ops(self.from_ops)
         self.reachable_to_ops = {op for op in self.to_ops if op in reached}
-        self.between = _between_ops(self.to_ops, reached)
+        between_list = _between_ops(self.to_ops, reached)
+        self.between = set(between_list)
+        # None unless loops lie between: then each gets its gradient loop's state.
+        self.loop_state = control_flow_state.maybe_create_control_flow_state(
+            between_list, self.between, colocate)
         self.pending = _pending_counts(self.between)
-        self.stop_ops = _stop_ops(from_ops, [_op_of(s) for s in stop_gradients], self.pending)
+        self.stop_ops = _stop_ops(self.from_ops, [_op_of(s) for s in stop_gradients],
+                                  self.pending)
         self.grads = {}
 
     # --- the gradients received -----------------------------------------------
     def set_grad(self, tensor, grad):
-        """Records `grad` as one more gradient received by `tensor`."""
+        """Records `grad` as one more gradient received by `tensor`.
+
+        (A loop Switch, visited a second time, has its gradients summed
+        already: the new one replaces them.)
+        """
         per_output = self.grads.setdefault(tensor.op, [[] for _ in tensor.op.outputs])
-        per_output[tensor.value_index].append(grad)
+        received = per_output[tensor.value_index]
+        if isinstance(received, list):
+            received.append(grad)
+        else:
+            per_output[tensor.value_index] = grad
 
     def final_gradient(self, x, unconnected_gradients):
         per_output = self.grads.get(x.op)
@@ -250,16 +274,51 @@ class _BackwardWalk:
             if self.pending.get(op, 0) == 0 and op not in queued and op in self.reachable_to_ops:
                 queued.add(op)
                 queue.append(op)
+        loop_state = self.loop_state
+        if loop_state is not None:
+            for y in loop_state.process_unused_loop_exits(self.pending, queued):
+                if _is_trainable(y):
+                    self.set_grad(y, loop_state.zeros_like_for_exit(y))
+                    queue.append(y.op)
         while queue:
             op = queue.popleft()
             with _maybe_colocate_with(op, self.gradient_uid, self.colocate):
+                self._enter_grad_context(op, before=True)
                 out_grads = self._aggregated_grads(op)
+                self._exit_grad_context(op, before=True)
+                self._enter_grad_context(op, before=False)
+                self._check_not_through_initial_value(op)
                 in_grads = self._input_gradients(op, out_grads)
                 for i, (t_in, in_grad) in enumerate(zip(op.inputs, in_grads)):
                     if in_grad is not None:
                         _set_static_shape(op, i, t_in, in_grad)
                         self.set_grad(t_in, in_grad)
+                self._exit_grad_context(op, before=False)
             self._update_pending_and_enqueue_ready(op, queue)
+        if loop_state is not None:
+            loop_state.post_processing()
+
+    def _enter_grad_context(self, op, before):
+        """In a loop, the gradient loop's context is where `op`'s gradient is built."""
+        if self.loop_state is not None:
+            self.loop_state.enter_grad_while_context(op, before)
+
+    def _exit_grad_context(self, op, before):
+        if self.loop_state is not None:
+            self.loop_state.exit_grad_while_context(op, before)
+
+    def _check_not_through_initial_value(self, op):
+        """ValueError for a gradient through a loop variable's initial value, from inside the
+        loop (only the body's use of it can be differentiated there)."""
+        ctxt = op._get_control_flow_context()
+        if (control_flow_util.is_switch(op) and ctxt is not None and ctxt.is_while_context()
+                and ctxt is ops.get_default_graph()._get_control_flow_context()):
+            target = _nearest_from_op(op, self.from_ops)
+            raise ValueError(
+                "Cannot compute gradient inside while loop with respect to op '%s'. We do not "
+                "support taking the gradient wrt or through the initial value of a loop "
+                "variable. Gradients can be computed through loop invariants or wrt the input "
+                "parameters to the loop body." % target.name)
 
     def _aggregated_grads(self, op):
         """Sums each output's gradients (in place in `grads`); None where none arrived."""
@@ -267,8 +326,9 @@ class _BackwardWalk:
         if per_output is None:
             return [None] * len(op.outputs)
         for i, received in enumerate(per_output):
-            per_output[i] = _aggregate(received, op, self.gradient_uid,
-                                       self.aggregation_method)
+            if isinstance(received, list):  # else a loop Switch's, summed on its first visit
+                per_output[i] = _aggregate(received, op, self.gradient_uid,
+                                           self.aggregation_method)
         return list(per_output)
 
     def _input_gradients(self, op, out_grads):
@@ -284,7 +344,7 @@ class _BackwardWalk:
         if grad_fn is None or not has_out_grads:
             return [None] * len(op.inputs)
         # An output no gradient reached does not change the result: its gradient is 0.
-        out_grads = [_zeros_for_output(op, i) if g is None and _is_trainable(op.outputs[i])
+        out_grads = [self._zeros_for_output(op, i) if g is None and _is_trainable(op.outputs[i])
                      else g for i, g in enumerate(out_grads)]
         with ops.name_scope(op.name + "_grad"):
             in_grads = _as_list(grad_fn(op, *out_grads))
@@ -319,13 +379,73 @@ class _BackwardWalk:
                          if isinstance(grad, IndexedSlices) else value)
         return result
 
+    def _zeros_for_output(self, op, index):
+        if self.loop_state is not None:
+            return self.loop_state.zeros_like_v1_while_loop(op, index)
+        return control_flow_state.zeros_like(op, index)
+
     def _update_pending_and_enqueue_ready(self, op, queue):
+        """Counts `op`'s gradient in at its inputs' ops; queues those that got all theirs.
+
+        A loop Switch is queued at each gradient it gets (it is visited
+        twice). A loop's Exits wait for one another: when the last is ready,
+        those with a gradient go first, and the others get zeros (or all
+        get None, when none has a gradient).
+        """
         for t_in in op.inputs:
             source = t_in.op
-            if source in self.pending:
-                self.pending[source] -= 1
-                if self.pending[source] == 0:
-                    queue.append(source)
+            if source not in self.pending:
+                continue
+            self.pending[source] -= 1
+            ready = self.pending[source] == 0
+            if self.loop_state is not None and not ready:
+                ready = self.pending[source] > 0 and control_flow_util.is_loop_switch(source)
+            if not ready:
+                continue
+            if control_flow_util.is_loop_exit(source):
+                self._defer_loop_exit(source, queue)
+            else:
+                queue.append(source)
+
+    def _defer_loop_exit(self, exit_op, queue):
+        grad_state = self.loop_state.get_grad_state(exit_op, before=False)
+        grad_state.deferred_exits.append(exit_op.outputs[0])
+        grad_state.pending_exits_count -= 1
+        if grad_state.pending_exits_count != 0:
+            return
+        has_not_none_grad = False
+        for y in grad_state.deferred_exits:
+            if self._has_any_not_none_grads(y.op):
+                has_not_none_grad = True
+                queue.append(y.op)
+            else:
+                grad_state.unused_exits.append(y)
+        for y in grad_state.unused_exits:
+            if has_not_none_grad and _is_trainable(y):
+                self.set_grad(y, self.loop_state.zeros_like_for_exit(y))
+            queue.append(y.op)
+
+    def _has_any_not_none_grads(self, op):
+        for received in self.grads.get(op, ()):
+            if isinstance(received, (ops.Tensor, IndexedSlices)):
+                return True
+            if received and any(g is not None for g in received):
+                return True
+        return False
+
+
+def _nearest_from_op(op, from_ops):
+    """The first of `from_ops` found walking back from `op` (for an error message)."""
+    queue, visited = collections.deque([op]), set()
+    while queue:
+        current = queue.popleft()
+        if current in visited:
+            continue
+        visited.add(current)
+        if current in from_ops:
+            return current
+        queue.extend(t.op for t in current.inputs)
+    return op
 
 
 def _check_aggregation_method(aggregation_method):
@@ -372,15 +492,19 @@ def _values_of(grad):
 
 
 def _between_ops(to_ops, reached):
-    """Ops on a path from the xs to the ys: the reached ops found walking back from ys."""
-    between = set()
+    """Ops on a path from the xs to the ys: the reached ops found walking back from ys.
+
+    A list, in the order found.
+    """
+    between, between_list = set(), []
     queue = collections.deque(to_ops)
     while queue:
         op = queue.popleft()
         if op in reached and op not in between:
             between.add(op)
+            between_list.append(op)
             queue.extend(t.op for t in op.inputs)
-    return between
+    return between_list
 
 
 def _pending_counts(between):
@@ -412,10 +536,6 @@ def _stop_ops(from_ops, stop_gradient_ops, pending):
 
 
 # --- one gradient function call ------------------------------------------------------
-
-def _zeros_for_output(op, index):
-    return array_ops.zeros_like(op.outputs[index], optimize=False)
-
 
 def _verify_generated_gradients(grads, op):
     if len(grads) != len(op.inputs):
@@ -531,17 +651,12 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
              aggregation_method=None):
     """The Hessian of sum(ys) with respect to each x in xs: shape x.shape + x.shape.
 
-    Each x needs a fully known static shape.
-
-    Differences from TensorFlow: TF 1.15 builds the second derivatives in a
-    `tf.while_loop` writing rows into a TensorArray, so the size of x may be
-    known only when the graph runs. minitf has no while_loop: it flattens the
-    gradient, unstacks it into its n elements and differentiates each one,
-    so it adds n gradient graphs and needs n when the graph is built. Where a
-    gradient element does not depend on x (ys linear in x), its row is zeros,
-    where TF fails with "None values not supported". As in TF 1.15, `name` is
-    accepted but not used to scope the ops. An x that ys do not depend on at
-    all gets None (TF fails).
+    For each x, the gradient is flattened and a while loop differentiates
+    its elements one by one, writing each row (d gradient[j] / dx) into a
+    TensorArray, which is stacked and reshaped at the end. So the size of
+    x may be known only when the graph runs. As in TensorFlow, `name` is
+    accepted but not used, and an element of the gradient that does not
+    depend on x (ys linear in x) fails with "None values not supported".
     """
     del name  # unused, as in TF 1.15
     xs = _as_list(xs)
@@ -549,25 +664,15 @@ def hessians(ys, xs, name="hessians", colocate_gradients_with_ops=False, gate_gr
               "gate_gradients": gate_gradients, "aggregation_method": aggregation_method}
     result = []
     for gradient, x in zip(gradients(ys, xs, **kwargs), xs):
-        x_tensor = convert_to_tensor_or_indexed_slices(x)
-        if not x_tensor.shape.is_fully_defined():
-            raise ValueError("tf.hessians needs xs of fully known static shape; %s has shape %s"
-                             % (x_tensor.name, x_tensor.shape))
-        if gradient is None:  # ys do not depend on x at all
-            result.append(None)
-            continue
-        x_shape = x_tensor.shape.as_list()
-        flat_gradient = array_ops.reshape(gradient, [-1])
-        rows = [_second_derivative(g_j, x, x_tensor, kwargs) for g_j in
-                array_ops.unstack(flat_gradient, num=x_tensor.shape.num_elements())]
-        result.append(array_ops.reshape(array_ops.stack(rows), x_shape + x_shape))
+        gradient = array_ops.reshape(gradient, [-1])
+        n = array_ops.size(x)
+        loop_vars = [constant(0, dtypes.int32), tensor_array_ops.TensorArray(x.dtype, n)]
+
+        def row(j, rows, gradient=gradient, x=x):
+            return j + 1, rows.write(j, gradients(gradient[j], x, **kwargs)[0])
+
+        _, hessian = control_flow_ops.while_loop(lambda j, _, n=n: j < n, row, loop_vars)
+        x_shape = array_ops.shape(x)
+        result.append(array_ops.reshape(hessian.stack(),
+                                        array_ops.concat((x_shape, x_shape), 0)))
     return result
-
-
-def _second_derivative(gradient_element, x, x_tensor, kwargs):
-    """d(gradient_element)/dx, zeros where the element does not depend on x."""
-    row = gradients(gradient_element, x, **kwargs)[0]
-    if row is None:
-        return array_ops.zeros(x_tensor.shape.as_list(), dtype=x_tensor.dtype.base_dtype)
-    return convert_to_tensor(row)
-

@@ -4,9 +4,13 @@ Rules, in order:
 
 1. Nodes that must share a device form *colocation groups* (a union-find):
    a node with a `_class: loc:@x` attr joins x's group (`tf.colocate_with`,
-   a variable's initializer, read and slots), and an op that takes a
-   variable by reference (Assign, the optimizers' Apply* ops) joins that
-   variable.
+   a variable's initializer, read and slots), an op that takes a variable
+   by reference (Assign, the optimizers' Apply* ops) joins that variable,
+   and an op that takes a resource handle (a stack, a TensorArray) joins
+   the node that made it: the resource lives on that node's device, and
+   the op's own device request gives way when it contradicts that node's
+   (the Enter that brings a loop gradient's stack into the loop is built
+   in the caller's device scope; the stack sits by the value it saves).
 2. A group's requested devices (the nodes' `device` fields) are merged;
    two that contradict each other are an InvalidArgumentError naming both
    nodes and both requests.
@@ -39,9 +43,11 @@ import logging
 from minitf import kernels  # noqa: F401  registers every built-in kernel
 from minitf.framework.kernel_registry import has_kernel
 from minitf.framework import node_def_util
+from minitf.graph import dtypes
 from minitf.graph import errors
 from minitf.graph import graph_def as graph_def_lib
 from minitf.graph.device_spec import DeviceSpec
+from minitf.graph.graph_def import NodeDef
 
 _logger = logging.getLogger("minitf")
 
@@ -65,8 +71,7 @@ class _UnionFind:
 def place(node_defs, devices, allow_soft_placement=False, log_device_placement=False,
           log=print):
     """Returns {node name: full device name} for every node in `node_defs`."""
-    nodes = {n.name: n for n in node_defs}
-    groups = _colocation_groups(nodes)
+    groups, nodes = _colocation_groups({n.name: n for n in node_defs})
     generators = {members[0] for members in groups.values()
                   if len(members) == 1 and _is_generator(nodes[members[0]])}
     placement = {}
@@ -102,26 +107,58 @@ def _log_placement(node_defs, placement, log):
 
 
 def _colocation_groups(nodes):
+    """({root: member names}, nodes): the groups, and the nodes with the requests that gave
+    way to a resource's device cleared."""
     union_find = _UnionFind(nodes)
     for node in nodes.values():
         for group in node.attr.get("_class", []):
             other = group[len("loc:@"):]
             if other in nodes:
                 union_find.union(other, node.name)
-        for source in _ref_input_sources(node):
+        for source in _input_sources(node, lambda dtype: dtype.is_ref_dtype):
             if source in nodes:
+                union_find.union(source, node.name)
+    nodes = dict(nodes)
+    for node in list(nodes.values()):
+        for source in _input_sources(node, lambda dtype: dtype == dtypes.resource):
+            if source in nodes:
+                _yield_to_resource(union_find, nodes, source, node.name)
                 union_find.union(source, node.name)
     groups = {}
     for name in nodes:
         groups.setdefault(union_find.find(name), []).append(name)
-    return groups
+    return groups, nodes
 
 
-def _ref_input_sources(node):
+def _yield_to_resource(union_find, nodes, source, user):
+    """When the group of `user` asks for a device the resource's group contradicts, its
+    requests are dropped: the resource decides (TF's ColocateResourceOrRefEdge)."""
+    source_root, user_root = union_find.find(source), union_find.find(user)
+    members = {root: [n for n in nodes if union_find.find(n) == root]
+               for root in (source_root, user_root)}
+    requests = {root: _loose_request(members[root], nodes) for root in members}
+    if not requests[source_root].is_compatible_with(requests[user_root]):
+        for name in members[user_root]:
+            node = nodes[name]
+            nodes[name] = NodeDef(node.name, node.op, node.input, "", node.attr)
+
+
+def _loose_request(members, nodes):
+    spec = DeviceSpec()
+    for name in members:
+        if nodes[name].device:
+            requested = DeviceSpec.from_string(nodes[name].device)
+            if spec.is_compatible_with(requested):
+                spec.merge_from(requested)
+    return spec
+
+
+def _input_sources(node, takes):
+    """The nodes of the data inputs whose dtype `takes(dtype)` accepts."""
     input_dtypes = node_def_util.input_types(node)
     data_inputs = [i for i in node.input if not i.startswith("^")]
     for text, dtype in zip(data_inputs, input_dtypes):
-        if dtype.is_ref_dtype:
+        if takes(dtype):
             yield graph_def_lib.parse_input(text)[0]
 
 

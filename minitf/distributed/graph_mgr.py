@@ -181,10 +181,13 @@ def _timeout(deadline):
 def _received(rendezvous, key):
     """The value a client-terminated `_Send` of the step left under `key` (RecvOutputs)."""
     result = []
-    rendezvous.recv_local_async(key, lambda error, value, is_dead: result.append((error, value)))
+    rendezvous.recv_local_async(key, lambda *received: result.append(received))
     if not result:
         raise errors.InternalError(None, None, "The step finished without sending %s" % key)
-    error, value = result[0]
+    error, value, is_dead = result[0]
     if error is not None:
         raise error
+    if is_dead:  # a fetch in a branch of a cond that was not taken
+        raise errors.InvalidArgumentError(None, None,
+                                          "The tensor returned for %s was not valid." % key)
     return value

@@ -26,7 +26,8 @@ from minitf.proto import device_attributes_pb2
 from minitf.proto import step_stats_pb2
 
 _NODE_IN_MESSAGE = re.compile(r"\[\[node ([^ \]]+)")
-_LABEL = re.compile(r"^(?P<name>.*) = (?P<op>[^(]*)\(")
+_LABEL = re.compile(r"^(?P<name>.*) = (?P<op>[^(]*)\(.*?\)"
+                    r"(?: in (?P<frame>.+), iteration (?P<iter>\d+))?$")
 
 
 # =============================================================================
@@ -101,7 +102,9 @@ def step_stats_from_proto(proto):
                 node_name=node.node_name, op=label.group("op") if label else "",
                 device=device_stats.device, thread_id=node.thread_id,
                 all_start_micros=node.all_start_micros,
-                all_end_rel_micros=node.all_end_rel_micros))
+                all_end_rel_micros=node.all_end_rel_micros,
+                frame_name=label.group("frame") or "" if label else "",
+                iter_id=int(label.group("iter") or 0) if label else 0))
     return stats
 
 

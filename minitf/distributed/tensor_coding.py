@@ -85,6 +85,10 @@ def encode_recv_tensor_response(value, is_dead=False):
     for the next message, while the previous one is on its way.
     """
     start_micros = int(time.time() * 1e6)
+    if is_dead:  # a dead tensor (of a branch not taken) travels as the flag alone
+        yield worker_pb2.RecvTensorResponse(is_dead=True,
+                                            send_start_micros=start_micros).SerializeToString()
+        return
     array = np.asarray(value)
     if not _is_chunked(array):
         response = worker_pb2.RecvTensorResponse(tensor=make_tensor_proto(array),
@@ -257,6 +261,9 @@ class RecvTensorAssembler:
 
     def _start(self, parsed):
         self.is_dead = parsed.is_dead
+        if self.is_dead:
+            self._single = ()  # nothing more may follow; the value is None
+            return
         tensor = parsed.tensor
         size = int(np.prod(tensor_shape.TensorShape(tensor.tensor_shape).as_list() or [1]))
         dtype = dtypes.as_dtype(tensor.dtype)
@@ -281,7 +288,9 @@ class RecvTensorAssembler:
         self._filled = end
 
     def result(self):
-        """The received array; DataLossError when the stream ended early."""
+        """The received array, None for a dead tensor; DataLossError for a stream cut short."""
+        if self.is_dead:
+            return None
         if self._single is not None:
             return self._single
         if self._array is None:

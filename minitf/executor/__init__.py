@@ -4,3 +4,4 @@ Mirrors `tensorflow/core/common_runtime/executor.cc`.
 """
 
 from minitf.executor.executor import Executor  # noqa: F401
+from minitf.executor import function  # noqa: F401  registers how a kernel runs control flow

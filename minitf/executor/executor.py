@@ -20,6 +20,17 @@ An output is referenced only by its consumers' input slots, and a node's
 inputs are dropped as soon as it has run: a tensor is freed when its last
 consumer has run.
 
+Conditionals and loops are dataflow too (the Control flow chapter). A
+`Switch` leaves one of its outputs without a value: that output is *dead*,
+and a node with a dead input is dead itself: it does not run, its outputs
+are dead, and so are its control edges. A `Merge` runs on its first live
+input. A ready node is therefore *tagged* `(node id, iteration, is_dead)`:
+a loop's nodes run once per iteration of their *frame*, and each iteration
+keeps its own pending counts and input slots (`minitf/executor/frames.py`).
+`propagate_outputs` moves a value into a child frame at an `Enter`, into
+the next iteration at a `NextIteration` and back to the parent frame at an
+`Exit`; a frame is deleted when its last iteration is done.
+
 Variables flow as references (a `Var`): an input declared `Ref(T)` gets the
 `Var` itself, any other input gets a read-only view of the variable's current
 buffer (reading an uninitialized variable fails with FailedPreconditionError).
@@ -43,7 +54,9 @@ kernel cannot be interrupted, so minitf lets them finish in the background.)
 What makes the loop fast, and not what makes it correct, is the scheduling
 policy, in `minitf/executor/scheduling.py`: Consts computed when the executor
 is built, expensive ready nodes handed to the inter-op thread pool, their
-costs measured, and no lock while a single thread runs the step.
+costs measured, no lock while a single thread runs the step, and, for a
+partition without control flow, a propagation that skips frames and dead
+tensors.
 
 Mirrors `tensorflow/core/common_runtime/executor.cc` (ExecutorImpl,
 ExecutorState) and the step loop of `direct_session.cc`.
@@ -57,6 +70,7 @@ import time
 import numpy as np
 
 from minitf import kernels  # noqa: F401  registers every built-in kernel
+from minitf.executor import frames
 from minitf.executor.scheduling import SchedulingPolicy
 from minitf.executor.step_stats import NodeExecStats
 from minitf.framework import buffers
@@ -69,12 +83,27 @@ from minitf.graph import errors
 from minitf.graph import graph_def as graph_def_lib
 
 
+# The control-flow ops the executor treats specially, by the part they play.
+_SWITCH_OPS = frozenset({"Switch", "RefSwitch"})
+_MERGE_OPS = frozenset({"Merge", "RefMerge"})
+_ENTER_OPS = frozenset({"Enter", "RefEnter"})
+_EXIT_OPS = frozenset({"Exit", "RefExit"})
+_NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
+_TRANSFER_OPS = frozenset({"_Send", "_Recv"})
+CONTROL_FLOW_OPS = (_SWITCH_OPS | _MERGE_OPS | _ENTER_OPS | _EXIT_OPS | _NEXT_ITERATION_OPS
+                    | {"LoopCond", "ControlTrigger"})
+
+
 class ExecutorNode:
     """The static plan of one node."""
 
     __slots__ = ("id", "name", "op_type", "node_def", "device", "kernel", "fn", "kwargs",
-                 "num_inputs", "num_outputs", "single_output", "deref_slots", "successors",
-                 "pending_init", "is_async", "is_expensive", "output_dtypes", "state")
+                 "num_inputs", "num_control_inputs", "num_outputs", "single_output",
+                 "deref_slots", "successors", "pending_init", "is_async", "is_expensive",
+                 "output_dtypes", "state", "dead_outputs", "frame_name", "local_id",
+                 "is_switch", "is_merge", "is_enter", "is_constant_enter", "enter_frame_name",
+                 "parallel_iterations", "is_exit", "is_next_iteration", "is_control_trigger",
+                 "is_transfer", "moves_between_frames", "out_edges")
 
     def __repr__(self):
         return "<ExecutorNode %s (%s)>" % (self.name, self.op_type)
@@ -94,15 +123,26 @@ class Executor:
             by_name[node.name] = node
             self.nodes.append(node)
         self._connect(by_name)
+        self.frame_infos = frames.build_control_flow_info(self.nodes)
         self._check_no_cycle()
         # The policy computes the Consts now, once: no step runs them, and every
         # step starts with their consumers' pending counts lowered.
-        self.policy = SchedulingPolicy(self.nodes, self._compute_constant)
+        self.policy = SchedulingPolicy(self.nodes, self._compute_constant, self.frame_infos)
         self.constant_ids = self.policy.constant_ids
         self.pending_init = self.policy.pending_counts()
         done = set(self.constant_ids)
         self.roots = [n.id for n in self.nodes
                       if self.pending_init[n.id] == 0 and n.id not in done]
+        for node in self.nodes:  # the edges as the frame-aware loop walks them
+            node.out_edges = tuple((self.nodes[consumer_id], self.nodes[consumer_id].local_id,
+                                    slot, index) for consumer_id, slot, index in node.successors)
+        self.num_root_nodes = len(self.frame_infos[frames.ROOT_FRAME].node_ids)
+        if _may_have_dead_tensors(self.nodes):
+            self.state_class, self.root_frame = ExecutorState, None
+        else:
+            self.state_class = FrameFreeExecutorState
+            self.root_frame = frames.FrameState(self.nodes, self.frame_infos[frames.ROOT_FRAME],
+                                                frames.ROOT_FRAME)
 
     # --- building the plan -----------------------------------------------------
     @staticmethod
@@ -132,9 +172,11 @@ class Executor:
         node.num_outputs = len(output_dtypes)
         node.single_output = op_def.single_output
         node.output_dtypes = [None if t.is_ref_dtype else t.as_numpy_dtype for t in output_dtypes]
+        node.dead_outputs = (None,) * node.num_outputs
         node.state = node_states.setdefault(node_def.name, {})
         node.successors = []
         node.deref_slots = ()
+        _plan_control_flow(node, attrs)
         return node
 
     def _connect(self, by_name):
@@ -159,20 +201,37 @@ class Executor:
                     deref.append(slot)
                 data_inputs += 1
             node.num_inputs = data_inputs
-            node.pending_init = data_inputs + control_inputs
+            node.num_control_inputs = control_inputs
+            # A Merge waits for all its control inputs (2 each) and one live data input
+            # (the 1 that its first live input clears): `FrameState.activate_nodes`.
+            node.pending_init = (2 * control_inputs + 1 if node.is_merge
+                                 else data_inputs + control_inputs)
             node.deref_slots = tuple(deref)
 
     def _check_no_cycle(self):
-        """A dry run of the pending counts: nodes never reaching zero lie on a cycle."""
+        """A dry run of the pending counts: nodes never reaching zero lie on a cycle.
+
+        A loop's back edge (NextIteration to Merge) is no cycle: a Merge runs
+        on its first input, which comes from an Enter.
+        """
         pending = [n.pending_init for n in self.nodes]
-        ready = [n.id for n in self.nodes if n.pending_init == 0]
+        ready = [n.id for n in self.nodes if n.num_inputs == 0 and n.num_control_inputs == 0]
         reached = 0
         while ready:
             node = self.nodes[ready.pop()]
             reached += 1
-            for consumer_id, _, _ in node.successors:
-                pending[consumer_id] -= 1
-                if pending[consumer_id] == 0:
+            if node.is_next_iteration:
+                continue
+            for consumer_id, slot, _ in node.successors:
+                count = pending[consumer_id]
+                if self.nodes[consumer_id].is_merge:
+                    pending[consumer_id] = count - 2 if slot < 0 else count & ~1
+                    became_ready = (pending[consumer_id] == 0
+                                    and (slot < 0 or count == 1))
+                else:
+                    pending[consumer_id] = count - 1
+                    became_ready = count == 1
+                if became_ready:
                     ready.append(consumer_id)
         if reached != len(self.nodes):
             stuck = [n.name for n, count in zip(self.nodes, pending) if count > 0]
@@ -192,6 +251,28 @@ class Executor:
     def run(self, step, collect_stats=False, timeout=None):
         """Runs every node of the partition once; raises the first OpError."""
         return run_step([self], step, collect_stats, timeout)
+
+
+def _plan_control_flow(node, attrs):
+    """The part `node` plays in conds and loops, read off its op type."""
+    op_type = node.op_type
+    node.is_switch = op_type in _SWITCH_OPS
+    node.is_merge = op_type in _MERGE_OPS
+    node.is_enter = op_type in _ENTER_OPS
+    node.is_exit = op_type in _EXIT_OPS
+    node.is_next_iteration = op_type in _NEXT_ITERATION_OPS
+    node.is_control_trigger = op_type == "ControlTrigger"
+    node.is_transfer = op_type in _TRANSFER_OPS
+    node.moves_between_frames = node.is_enter or node.is_exit or node.is_next_iteration
+    node.is_constant_enter = node.is_enter and attrs["is_constant"]
+    node.enter_frame_name = attrs["frame_name"] if node.is_enter else None
+    node.parallel_iterations = attrs["parallel_iterations"] if node.is_enter else 1
+    node.frame_name, node.local_id = frames.ROOT_FRAME, node.id
+
+
+def _may_have_dead_tensors(nodes):
+    """Whether a node of the partition can make a dead tensor or a frame, or receive one."""
+    return any(node.op_type in CONTROL_FLOW_OPS or node.op_type == "_Recv" for node in nodes)
 
 
 def run_step(executors, step, collect_stats=False, timeout=None):
@@ -220,9 +301,10 @@ class _StepRun:
         self.stats = [] if collect_stats else None
         self.start_time = time.time()
         self.start_counter = time.perf_counter()
-        self.states = [ExecutorState(e, self) for e in executors if e.nodes]
+        self.states = [e.state_class(e, self) for e in executors if e.nodes]
         self._unfinished = len(self.states)
         self._lock = threading.Lock()
+
     def drive(self):
         """Starts every executor, then serves the inbox on this thread until all are done."""
         if not self.states:
@@ -271,17 +353,20 @@ class _StepRun:
 
     def _check_all_ran(self):
         for state in self.states:
-            if state.completed != len(state.nodes):
+            if state.completed != state.num_root_nodes:
                 self.step.abort(errors.InternalError(
                     None, None, "Executor finished with %d of %d nodes run"
-                    % (state.completed, len(state.nodes))))
+                    % (state.completed, state.num_root_nodes)))
 
 
 class ExecutorState:
-    """The mutable state of one executor in one step: pending counts and input slots.
+    """The mutable state of one executor in one step: frames, iterations, ready nodes.
 
-    Mirrors `ExecutorState` of `tensorflow/core/common_runtime/executor.cc`,
-    whose methods give the names below.
+    A ready node is *tagged* `(node id, iteration, is_dead)`: the
+    IterationState it runs in (of the root frame, unless it is in a loop)
+    and whether it is dead. Mirrors `ExecutorState` of
+    `tensorflow/core/common_runtime/executor.cc`, whose methods give the
+    names below.
     """
 
     def __init__(self, executor, step_run):
@@ -291,33 +376,56 @@ class ExecutorState:
         self.pool = executor.thread_pool
         self.policy = executor.policy
         self.kernel_costs = executor.policy.kernel_costs
+        self.frame_infos = executor.frame_infos
         self.step_run = step_run
         self.step = step_run.step
         self.stats = step_run.stats
-        self.pending = list(executor.pending_init)
-        self.inputs = self.policy.new_input_slots()
         self.lock = threading.Lock()
         # False while only the thread that started the step has touched this state; set
         # before the first hand-off to another thread (see `_run_elsewhere`, `_start_async`).
         self.shared = False
         self.outstanding = len(executor.roots)  # nodes ready or running, not yet finished
         self.constant_ids = executor.constant_ids
-        self.completed = len(self.constant_ids)  # they ran when the executor was built
+        self.root_frame, self.root_iteration = self._start_root_frame(executor)
+        self.root_iteration.outstanding_ops = len(executor.roots)
+        self.outstanding_frames = {}  # the frames of loops running now, by run-time name
+        self.num_root_nodes = executor.num_root_nodes
+        # They ran when the executor was built.
+        self.completed = len(self.constant_ids) + len(executor.policy.guarded.root_ids)
+
+    def _start_root_frame(self, executor):
+        """The root frame, and its one iteration, which holds the step's counts and slots."""
+        frame = frames.FrameState(self.nodes, executor.frame_infos[frames.ROOT_FRAME],
+                                  frames.ROOT_FRAME)
+        iteration = frames.IterationState(frame, 0, list(executor.pending_init),
+                                          self.policy.new_input_slots(), [0] * len(self.nodes))
+        frame.iterations[0] = iteration
+        return frame, iteration
 
     def start(self, here):
         """Runs the roots on this thread (`here`) or hands them to another one."""
         if self.stats is not None:
             now = time.perf_counter()
-            for node_id in self.constant_ids:
-                self._record_stats(self.nodes[node_id], now, now)
+            for node_id in self.constant_ids + self.policy.guarded.root_ids:
+                self._record_stats(self.nodes[node_id], self.root_iteration, now, now)
+        roots = self._root_tasks()
         if self.outstanding == 0:  # only Consts, computed when the executor was built
             self.step_run.executor_finished()
         elif here:
             inline_ready = collections.deque()
-            self.schedule_ready(self.roots, inline_ready)
+            self.schedule_ready(roots, inline_ready)
             self.process(inline_ready)
         else:
-            self.schedule_ready(self.roots, None)
+            self.schedule_ready(roots, None)
+
+    def _root_tasks(self):
+        """The roots, tagged: in the root frame's iteration 0, alive."""
+        return [(node_id, self.root_iteration, False) for node_id in self.roots]
+
+    @staticmethod
+    def ready_node_id(tagged):
+        """The node id of an entry of a ready queue (a tagged node)."""
+        return tagged[0]
 
     # --- the loop -------------------------------------------------------------------
     def process(self, inline_ready):
@@ -338,15 +446,20 @@ class ExecutorState:
     def _process(self, inline_ready):
         nodes, step = self.nodes, self.step
         while inline_ready:
-            node = nodes[inline_ready.popleft()]
+            tagged = inline_ready.popleft()
+            node = nodes[tagged[0]]
             if step.error is not None:  # the step failed: what is left is skipped
-                self.node_done(node, None, inline_ready)
+                self.node_done(node, tagged, None, inline_ready)
+            elif tagged[2] and not node.is_transfer:
+                # A dead node does not run: its outputs are dead. (A _Send runs, to tell
+                # its _Recv on the other device that the tensor is dead.)
+                self.node_done(node, tagged, node.dead_outputs, inline_ready)
             elif node.is_async:
-                self._start_async(node)
+                self._start_async(node, tagged)
             else:
-                self.node_done(node, self._run_kernel(node), inline_ready)
+                self.node_done(node, tagged, self._run_kernel(node, tagged), inline_ready)
 
-    def node_done(self, node, outputs, inline_ready):
+    def node_done(self, node, tagged, outputs, inline_ready):
         """Finishes a node: propagates its outputs and schedules the nodes made ready.
 
         Mirrors `ExecutorState::NodeDone`. `outputs` is None when the node
@@ -355,9 +468,9 @@ class ExecutorState:
         """
         if self.shared:
             with self.lock:
-                ready, finished = self.propagate_outputs(node, outputs)
+                ready, finished = self.propagate_outputs(node, tagged, outputs)
         else:  # no other thread has seen this state yet (lock elision, scheduling.py)
-            ready, finished = self.propagate_outputs(node, outputs)
+            ready, finished = self.propagate_outputs(node, tagged, outputs)
         if finished:
             self.step_run.executor_finished()
         elif len(ready) == 1 and inline_ready is not None and not inline_ready:
@@ -367,14 +480,300 @@ class ExecutorState:
         elif ready:
             self.schedule_ready(ready, inline_ready)
 
-    def propagate_outputs(self, node, outputs):
-        """Fills the consumers' input slots and counts down their pending inputs.
+    def propagate_outputs(self, node, tagged, outputs):
+        """Hands the node's outputs to its consumers, in the frame and iteration they run in.
 
-        Mirrors `ExecutorState::PropagateOutputs`. Returns the ids of the
-        nodes that became ready, and whether this executor has finished: it
-        also counts the node off the outstanding ones, which TensorFlow's
-        `NodeDone` does with an atomic counter.
+        Mirrors `ExecutorState::PropagateOutputs`: most nodes activate their
+        consumers in their own iteration. An Enter activates them in
+        iteration 0 of the child frame (found, or created), or in every
+        iteration for a loop invariant; an Exit in the parent frame (a dead
+        Exit is remembered, and its deadness reaches the parent only when
+        the frame is done: only the last iteration's Exits matter); a
+        NextIteration in the next iteration, which it starts, unless
+        `parallel_iterations` are running (then it waits) or it is dead
+        (deadness stops at a NextIteration: that is how a loop ends).
+
+        Returns the tagged nodes that became ready, and whether this
+        executor has finished: it also counts the node off the outstanding
+        ones, which TensorFlow's `NodeDone` does with an atomic counter.
         """
+        ready = []
+        if outputs is not None:
+            _, iteration, is_dead = tagged
+            frame = iteration.frame
+            if frame is self.root_frame:
+                self.completed += 1
+            if not node.moves_between_frames:
+                frame.activate_nodes(node, is_dead, iteration, outputs, ready)
+            elif node.is_enter:
+                child = self.find_or_create_child_frame(frame, iteration, node)
+                if node.is_constant_enter:
+                    child.add_loop_inv(node, outputs[0], ready)
+                else:
+                    child.activate_nodes(node, is_dead, child.iterations[0], outputs, ready)
+                child.num_pending_inputs -= 1
+            elif node.is_exit:
+                if not is_dead:
+                    frame.parent.activate_nodes(node, False, frame.parent_iter, outputs, ready)
+                elif iteration.iter_id == frame.iteration_count:
+                    frame.dead_exits.append(node)
+            elif not is_dead:  # a NextIteration
+                self._start_next_iteration(node, frame, iteration, outputs[0], ready)
+            # FrameState.decrement_outstanding_ops, inline: it runs for every node.
+            iteration.outstanding_ops -= 1
+            if iteration.outstanding_ops == 0 and frame.cleanup_iterations(iteration.iter_id,
+                                                                          ready):
+                self._frame_done(frame, ready)
+        self.outstanding += len(ready) - 1
+        return ready, self.outstanding == 0
+
+    @staticmethod
+    def _start_next_iteration(node, frame, iteration, value, ready):
+        if (iteration.iter_id == frame.iteration_count
+                and frame.num_outstanding_iterations == frame.max_parallel_iterations):
+            frame.next_iter_roots.append((node, value))  # no free iteration: it waits
+            return
+        if iteration.iter_id == frame.iteration_count:
+            frame.increment_iteration(ready)
+        frame.activate_nodes(node, False, frame.iterations[iteration.iter_id + 1], (value,),
+                             ready)
+
+    # --- frames ---------------------------------------------------------------------
+    def find_or_create_child_frame(self, frame, iteration, enter):
+        """The frame `enter` leads into from `iteration` of `frame`; created by its first Enter.
+
+        Mirrors `ExecutorState::FindOrCreateChildFrame`.
+        """
+        name = frames.child_frame_name(frame.name, iteration.iter_id, enter.enter_frame_name)
+        child = self.outstanding_frames.get(name)
+        if child is None:
+            info = self.frame_infos[enter.enter_frame_name]
+            child = frames.FrameState(self.nodes, info, name, frame, iteration,
+                                      enter.parallel_iterations)
+            child.iterations[0] = child.new_iteration(0)
+            iteration.outstanding_frame_count += 1
+            self.outstanding_frames[name] = child
+        return child
+
+    def _frame_done(self, frame, ready):
+        """Deletes a finished frame, then cleans up what it finishes in its parent."""
+        parent, parent_iter = frame.parent, frame.parent_iter
+        self.delete_frame(frame, ready)
+        if parent is not None:
+            self.cleanup_frames_iterations(parent, parent_iter, ready)
+
+    def delete_frame(self, frame, ready):
+        """Hands the dead Exits of the frame's last iteration to the parent, then forgets it.
+
+        Mirrors `ExecutorState::DeleteFrame`.
+        """
+        if frame.parent is not None:
+            for node in frame.dead_exits:
+                frame.parent.activate_nodes(node, True, frame.parent_iter, node.dead_outputs,
+                                            ready)
+        self.outstanding_frames.pop(frame.name, None)
+
+    def cleanup_frames_iterations(self, frame, iteration, ready):
+        """A child frame of `iteration` finished: maybe it finishes the iteration, the frame...
+
+        Mirrors `ExecutorState::CleanupFramesIterations`.
+        """
+        iteration.outstanding_frame_count -= 1
+        if frame.cleanup_iterations(iteration.iter_id, ready):
+            self._frame_done(frame, ready)
+
+    # --- scheduling -------------------------------------------------------------------
+    def schedule_ready(self, ready, inline_ready):
+        """Queues the nodes that became ready: on this thread, or elsewhere.
+
+        Mirrors `ExecutorState::ScheduleReady`. `inline_ready` is the queue
+        of this thread's `process`; None when this thread runs no nodes of
+        this executor (a partition started elsewhere, an async kernel's
+        callback), and then every node goes elsewhere. Otherwise they stay
+        here, except the expensive ones the scheduling policy hands to the
+        pool when several are ready at once.
+        """
+        if inline_ready is None:
+            self._run_elsewhere(collections.deque(ready))
+        elif self.pool is None or len(ready) + len(inline_ready) < 2:
+            inline_ready.extend(ready)  # no pool, or nothing to run beside it: here
+        else:
+            for tagged in self.policy.split_ready(ready, inline_ready, self.ready_node_id):
+                self._run_elsewhere(collections.deque((tagged,)))
+
+    def _run_elsewhere(self, ready):
+        """Runs `ready` on the pool, else on the thread driving the step (TF's `runner_`)."""
+        self.shared = True  # another thread touches this state from now on: lock it
+        if self.pool is not None:
+            try:
+                self.pool.schedule(self.process, ready)
+                return
+            except RuntimeError:  # the pool was shut down (the session closed meanwhile)
+                pass
+        self.step_run.inbox.put((self, ready))
+
+    # --- one node -------------------------------------------------------------------
+    def _gather_inputs(self, node, iteration):
+        """The node's inputs, its slots emptied (TensorFlow's `PrepareInputs`)."""
+        slots = iteration.inputs
+        args = slots[node.local_id] or []
+        slots[node.local_id] = None  # from now on only the kernel holds its inputs
+        for slot in node.deref_slots:
+            args[slot] = self._read_variable(node, args[slot])
+        return args
+
+    def _read_variable(self, node, var):
+        if not isinstance(var, Var):
+            return var
+        value = var.value
+        if value is None:
+            raise errors.FailedPreconditionError(
+                node.node_def, None, "Attempting to use uninitialized value %s" % var.name)
+        return buffers.read_only_view(value)  # later updates change the buffer in place
+
+    def _run_kernel(self, node, tagged):
+        """Calls the node's kernel; returns its outputs as a tuple (or None on error).
+
+        Expensive kernels are timed for the policy's `KernelCosts` (in a loop,
+        in its first iteration); cheap ones only when the step collects stats.
+        """
+        _, iteration, is_dead = tagged
+        timed = (node.is_expensive and iteration.iter_id == 0) or self.stats is not None
+        start = time.perf_counter() if timed else 0.0
+        try:
+            args = self._gather_inputs(node, iteration)
+            ctx = OpKernelContext(node, self.step, iteration, is_dead)
+            outputs = _check_outputs(node, node.fn(ctx, *args, **node.kwargs))
+        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+            self._record_error(node, e)
+            return None
+        if timed:
+            end = time.perf_counter()
+            if node.is_expensive and iteration.iter_id == 0:
+                self.kernel_costs.observe(node.id, end - start)
+            if self.stats is not None:
+                self._record_stats(node, iteration, start, end)
+        return outputs
+
+    def _start_async(self, node, tagged):
+        """Starts an async kernel; its `done` callback finishes the node, on any thread."""
+        _, iteration, is_dead = tagged
+        start = time.perf_counter() if self.stats is not None else 0.0
+        called = []
+
+        def done(outputs=None, error=None):
+            if called:  # a kernel must call done once; a second call is ignored
+                return
+            called.append(True)
+            try:
+                self._async_done(node, tagged, start, outputs, error)
+            except BaseException as e:  # noqa: BLE001 - runs on the caller's thread
+                self.step_run.fail(e)
+
+        self.shared = True  # `done` may be called on another thread
+        try:
+            args = self._gather_inputs(node, iteration)
+            ctx = OpKernelContext(node, self.step, iteration, is_dead)
+            node.fn(ctx, *args, done=done, **node.kwargs)
+        except Exception as e:  # noqa: BLE001
+            done(error=e)
+
+    def _async_done(self, node, tagged, start, outputs, error):
+        if error is None:
+            try:
+                outputs = _check_outputs(node, outputs)
+            except Exception as e:  # noqa: BLE001
+                error = e
+        if error is not None:
+            self._record_error(node, error)
+            outputs = None
+        else:
+            if self.stats is not None:
+                self._record_stats(node, tagged[1], start, time.perf_counter())
+            if outputs and outputs[0] is None:
+                # A _Recv that received a dead tensor is a dead node: its control edges
+                # are dead too (TensorFlow's partition puts an Identity after it for that).
+                tagged = (tagged[0], tagged[1], True)
+        self.node_done(node, tagged, outputs, None)  # this thread has no queue of this executor's
+
+    # --- errors and stats ------------------------------------------------------------
+    def _record_error(self, node, exception):
+        if self.step.error is None:  # later errors are consequences of the first
+            self.step.abort(_as_op_error(node, exception))
+
+    def _record_stats(self, node, iteration, start, end):
+        step_run = self.step_run
+        self.stats.append(NodeExecStats(
+            node_name=node.name, op=node.op_type, device=node.device.name,
+            thread_id=threading.get_ident(),
+            all_start_micros=int((step_run.start_time + start - step_run.start_counter) * 1e6),
+            all_end_rel_micros=max(1, int((end - start) * 1e6)),
+            frame_name=iteration.frame.name, iter_id=iteration.iter_id))
+
+
+class FrameFreeExecutorState(ExecutorState):
+    """The executor state of a partition without control flow: one frame, nothing dead.
+
+    Where no node can make a tensor dead or start a frame (no control-flow
+    op, no _Recv that could bring a dead tensor), every node runs once, in
+    the root frame's one iteration. Its ready queues then hold bare node
+    ids, not tagged nodes; propagating a node's outputs is the plain
+    count-down of the first part of this module, and running it needs no
+    check for a dead node: the same steps as `ExecutorState`'s methods
+    otherwise, without asking each consumer whether it is a Merge, each
+    output whether it is dead, or each ready node which iteration it is in.
+    A speed-up of the scheduling policy (`minitf/executor/scheduling.py`),
+    chosen when the executor is built.
+    """
+
+    def _start_root_frame(self, executor):
+        # Nothing in a frame-free partition's root frame changes: one serves every step.
+        iteration = frames.IterationState(executor.root_frame, 0, list(executor.pending_init),
+                                          self.policy.new_input_slots(), None)
+        self.inputs, self.pending = iteration.inputs, iteration.pending
+        return executor.root_frame, iteration
+
+    def _root_tasks(self):
+        return self.roots
+
+    @staticmethod
+    def ready_node_id(node_id):
+        return node_id
+
+    def _process(self, inline_ready):  # ExecutorState's, on node ids, less the dead nodes
+        nodes, step = self.nodes, self.step
+        while inline_ready:
+            node_id = inline_ready.popleft()
+            node = nodes[node_id]
+            if step.error is not None:
+                self.node_done(node, node_id, None, inline_ready)
+            elif node.is_async:
+                self._start_async(node, (node_id, self.root_iteration, False))
+            else:
+                self.node_done(node, node_id, self._run_kernel(node), inline_ready)
+
+    def _run_kernel(self, node):  # ExecutorState's, in the root iteration only
+        timed = node.is_expensive or self.stats is not None
+        start = time.perf_counter() if timed else 0.0
+        try:
+            args = self.inputs[node.id] or []
+            self.inputs[node.id] = None
+            for slot in node.deref_slots:
+                args[slot] = self._read_variable(node, args[slot])
+            outputs = _check_outputs(node, node.fn(OpKernelContext(node, self.step), *args,
+                                                   **node.kwargs))
+        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
+            self._record_error(node, e)
+            return None
+        if timed:
+            end = time.perf_counter()
+            if node.is_expensive:
+                self.kernel_costs.observe(node.id, end - start)
+            if self.stats is not None:
+                self._record_stats(node, self.root_iteration, start, end)
+        return outputs
+
+    def propagate_outputs(self, node, node_id, outputs):
         ready = []
         if outputs is not None:
             self.completed += 1
@@ -393,129 +792,16 @@ class ExecutorState:
         self.outstanding += len(ready) - 1
         return ready, self.outstanding == 0
 
-    def schedule_ready(self, ready, inline_ready):
-        """Queues the nodes that became ready: on this thread, or elsewhere.
-
-        Mirrors `ExecutorState::ScheduleReady`. `inline_ready` is the queue
-        of this thread's `process`; None when this thread runs no nodes of
-        this executor (a partition started elsewhere, an async kernel's
-        callback), and then every node goes elsewhere. Otherwise they stay
-        here, except the expensive ones the scheduling policy hands to the
-        pool when several are ready at once.
-        """
-        if inline_ready is None:
-            self._run_elsewhere(collections.deque(ready))
-        elif self.pool is None or len(ready) + len(inline_ready) < 2:
-            inline_ready.extend(ready)  # no pool, or nothing to run beside it: here
-        else:
-            for node_id in self.policy.split_ready(ready, inline_ready):
-                self._run_elsewhere(collections.deque((node_id,)))
-
-    def _run_elsewhere(self, ready):
-        """Runs `ready` on the pool, else on the thread driving the step (TF's `runner_`)."""
-        self.shared = True  # another thread touches this state from now on: lock it
-        if self.pool is not None:
-            try:
-                self.pool.schedule(self.process, ready)
-                return
-            except RuntimeError:  # the pool was shut down (the session closed meanwhile)
-                pass
-        self.step_run.inbox.put((self, ready))
-
-    # --- one node -------------------------------------------------------------------
-    def _gather_inputs(self, node):
-        """The node's inputs, its slots emptied (TensorFlow's `PrepareInputs`)."""
-        args = self.inputs[node.id] or []
-        self.inputs[node.id] = None  # from now on only the kernel holds its inputs
-        for slot in node.deref_slots:
-            args[slot] = self._read_variable(node, args[slot])
-        return args
-
-    def _read_variable(self, node, var):
-        if not isinstance(var, Var):
-            return var
-        value = var.value
-        if value is None:
-            raise errors.FailedPreconditionError(
-                node.node_def, None, "Attempting to use uninitialized value %s" % var.name)
-        return buffers.read_only_view(value)  # later updates change the buffer in place
-
-    def _run_kernel(self, node):
-        """Calls the node's kernel; returns its outputs as a tuple (or None on error).
-
-        Expensive kernels are timed for the policy's `KernelCosts`; cheap
-        ones only when the step collects stats.
-        """
-        timed = node.is_expensive or self.stats is not None
-        start = time.perf_counter() if timed else 0.0
-        try:
-            args = self._gather_inputs(node)
-            result = node.fn(OpKernelContext(node, self.step), *args, **node.kwargs)
-            outputs = _check_outputs(node, result)
-        except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
-            self._record_error(node, e)
-            return None
-        if timed:
-            end = time.perf_counter()
-            if node.is_expensive:
-                self.kernel_costs.observe(node.id, end - start)
-            if self.stats is not None:
-                self._record_stats(node, start, end)
-        return outputs
-
-    def _start_async(self, node):
-        """Starts an async kernel; its `done` callback finishes the node, on any thread."""
-        start = time.perf_counter() if self.stats is not None else 0.0
-        called = []
-
-        def done(outputs=None, error=None):
-            if called:  # a kernel must call done once; a second call is ignored
-                return
-            called.append(True)
-            try:
-                self._async_done(node, start, outputs, error)
-            except BaseException as e:  # noqa: BLE001 - runs on the caller's thread
-                self.step_run.fail(e)
-
-        self.shared = True  # `done` may be called on another thread
-        try:
-            args = self._gather_inputs(node)
-            node.fn(OpKernelContext(node, self.step), *args, done=done, **node.kwargs)
-        except Exception as e:  # noqa: BLE001
-            done(error=e)
-
-    def _async_done(self, node, start, outputs, error):
-        if error is None:
-            try:
-                outputs = _check_outputs(node, outputs)
-            except Exception as e:  # noqa: BLE001
-                error = e
-        if error is not None:
-            self._record_error(node, error)
-            outputs = None
-        elif self.stats is not None:
-            self._record_stats(node, start, time.perf_counter())
-        self.node_done(node, outputs, None)  # this thread has no queue of this executor's
-
-    # --- errors and stats ------------------------------------------------------------
-    def _record_error(self, node, exception):
-        if self.step.error is None:  # later errors are consequences of the first
-            self.step.abort(_as_op_error(node, exception))
-
-    def _record_stats(self, node, start, end):
-        step_run = self.step_run
-        self.stats.append(NodeExecStats(
-            node_name=node.name, op=node.op_type, device=node.device.name,
-            thread_id=threading.get_ident(),
-            all_start_micros=int((step_run.start_time + start - step_run.start_counter) * 1e6),
-            all_end_rel_micros=max(1, int((end - start) * 1e6))))
-
 
 def _check_outputs(node, result):
-    """The kernel's result as a tuple of outputs, each of exactly the dtype the OpDef promises."""
+    """The kernel's result as a tuple of outputs, each of exactly the dtype the OpDef promises.
+
+    Only a Switch and a _Recv may leave an output without a value (None): it is dead.
+    """
     if node.single_output:
         expected = node.output_dtypes[0]
-        if expected is not None and getattr(result, "dtype", None) != expected:
+        if expected is not None and getattr(result, "dtype", None) != expected and not (
+                result is None and node.is_transfer):
             raise _wrong_dtype(result, expected)
         return (result,)
     outputs = tuple(result or ())
@@ -523,7 +809,8 @@ def _check_outputs(node, result):
         raise errors.InternalError(None, None, "Kernel returned %d outputs, expected %d"
                                    % (len(outputs), node.num_outputs))
     for value, expected in zip(outputs, node.output_dtypes):
-        if expected is not None and getattr(value, "dtype", None) != expected:
+        if expected is not None and getattr(value, "dtype", None) != expected and not (
+                value is None and node.is_switch):
             raise _wrong_dtype(value, expected)
     return outputs
 

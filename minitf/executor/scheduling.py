@@ -9,7 +9,12 @@ it goes, never what it computes:
    without control inputs gives the same value every step, so every step
    starts with that value already in the input slots of its consumers,
    their pending counts lowered to match; the Const itself never runs in a
-   step (`PresetConstants`).
+   step (`PresetConstants`). A Const whose inputs are control edges only
+   (in a cond branch or a loop body, from the pivot that keeps it there)
+   gives the same value whenever it runs, too: its value is preset in
+   every iteration, and its consumers wait for its control inputs instead
+   (`GuardedConstants`). In a loop that saves a node per constant per
+   iteration.
 2. **Several expensive ready nodes fan out to the inter-op pool.** When
    several nodes become ready at once, the loop asks the policy which of
    them stay on this thread and which go to the pool
@@ -51,8 +56,10 @@ _LONG_KERNEL_SECONDS = 100e-6
 class SchedulingPolicy:
     """The speed-ups of one executor: its preset Consts, its kernels' costs, its hand-offs."""
 
-    def __init__(self, nodes, compute_constant):
+    def __init__(self, nodes, compute_constant, frame_infos):
         self.nodes = nodes
+        # Guarded first: a Const they hand their control inputs to may be a preset one.
+        self.guarded = GuardedConstants(nodes, compute_constant, frame_infos)
         self.constants = PresetConstants(nodes, compute_constant)
         self.kernel_costs = KernelCosts(len(nodes))
 
@@ -70,27 +77,41 @@ class SchedulingPolicy:
         slots = [None] * len(self.nodes)
         for consumer_id, values in self.constants.inputs.items():
             slots[consumer_id] = list(values)
+        if not self.guarded.root_inputs:
+            return slots
+        for consumer_id, values in self.guarded.root_inputs.items():
+            if slots[consumer_id] is None:
+                slots[consumer_id] = list(values)
+            else:
+                for slot, value in enumerate(values):
+                    if value is not None:
+                        slots[consumer_id][slot] = value
         return slots
 
-    def split_ready(self, ready, inline_ready):
-        """Queues the ready nodes that stay here; returns the ids of those for the pool.
+    def split_ready(self, ready, inline_ready, node_id):
+        """Queues the ready nodes that stay here; returns those for the pool.
 
         Keeps one expensive node on this thread and hands the other long
         ones to the pool; cheap nodes always stay. What counts is whether
         this thread already has expensive work queued (`inline_ready`, its
         queue): a constant waiting in the queue must not send the first of
         two big branches away to the pool, or both branches would end up on
-        the pool's thread, one after the other.
+        the pool's thread, one after the other. `node_id(entry)` is the node
+        of an entry of the queues.
         """
         nodes, go = self.nodes, []
-        has_expensive = any(nodes[i].is_expensive for i in inline_ready)
-        for node_id in ready:
-            node = nodes[node_id]
+        if not self.kernel_costs.long_ids or not any(
+                self.worth_a_thread(nodes[node_id(entry)]) for entry in ready):
+            inline_ready.extend(ready)  # nothing to hand off (the usual case): no scan
+            return go
+        has_expensive = any(nodes[node_id(entry)].is_expensive for entry in inline_ready)
+        for entry in ready:
+            node = nodes[node_id(entry)]
             if has_expensive and self.worth_a_thread(node):
-                go.append(node_id)
+                go.append(entry)
             else:
                 has_expensive = has_expensive or node.is_expensive
-                inline_ready.append(node_id)
+                inline_ready.append(entry)
         return go
 
     def worth_a_thread(self, node):
@@ -123,7 +144,8 @@ class PresetConstants:
     """
 
     def __init__(self, nodes, compute_constant):
-        constants = [n for n in nodes if n.op_type == "Const" and n.pending_init == 0]
+        constants = [n for n in nodes if n.op_type == "Const" and n.pending_init == 0
+                     and not any(nodes[c].is_merge for c, _, _ in n.successors)]
         self.ids = tuple(n.id for n in constants)
         self.inputs = {}
         self.inputs_given = collections.Counter()
@@ -134,6 +156,61 @@ class PresetConstants:
                     num_inputs = nodes[consumer_id].num_inputs
                     self.inputs.setdefault(consumer_id, [None] * num_inputs)[slot] = value
                 self.inputs_given[consumer_id] += 1
+
+
+class GuardedConstants:
+    """The Consts whose inputs are control edges only, folded into their consumers.
+
+    Such a Const sits in a cond branch or a loop body, where a control edge
+    from the branch's or the loop's pivot makes it run in the branch, once
+    per iteration. It gives the same value whenever it runs, so the
+    executor computes it now and every iteration of its frame starts with
+    the value in its consumers' input slots (`FrameInfo.preset_inputs`; in
+    the root frame, `root_inputs`). Its control inputs pass to its
+    consumers, which therefore still wait for them and are dead when one
+    is dead, as the Const would have made them. The Const never runs
+    (`root_ids`: those of the root frame, done when a step starts).
+    Left out: a Const read by a Merge (a dead input counts differently
+    there) or with control edges going out.
+    """
+
+    def __init__(self, nodes, compute_constant, frame_infos):
+        self.root_inputs = {}
+        root_ids = []
+        for node in nodes:
+            if not self._foldable(node, nodes):
+                continue
+            controls = [n for n in nodes if (node.id, -1, 0) in n.successors]
+            self._fold(node, controls, compute_constant(node), nodes,
+                       frame_infos[node.frame_name])
+            if node.frame_name == "":
+                root_ids.append(node.id)
+        self.root_ids = tuple(root_ids)
+
+    @staticmethod
+    def _foldable(node, nodes):
+        return (node.op_type == "Const" and node.num_inputs == 0 and node.num_control_inputs > 0
+                and node.successors and all(slot >= 0 and not nodes[c].is_merge
+                                            for c, slot, _ in node.successors))
+
+    def _fold(self, node, controls, value, nodes, info):
+        presets = self.root_inputs if info.name == "" else info.preset_inputs
+        consumers = []
+        for consumer_id, slot, _ in node.successors:
+            consumer = nodes[consumer_id]
+            slots = presets.setdefault(consumer.local_id, [None] * consumer.num_inputs)
+            slots[slot] = value
+            consumer.pending_init -= 1
+            info.pending_init[consumer.local_id] -= 1
+            if consumer_id not in consumers:
+                consumers.append(consumer_id)
+        for control in controls:
+            control.successors.remove((node.id, -1, 0))
+            for consumer_id in consumers:
+                control.successors.append((consumer_id, -1, 0))
+                nodes[consumer_id].pending_init += 1
+                info.pending_init[nodes[consumer_id].local_id] += 1
+        node.successors = []
 
 
 class KernelCosts:
@@ -152,11 +229,17 @@ class KernelCosts:
     def __init__(self, num_nodes):
         self._last = [None] * num_nodes
         self._before_last = [None] * num_nodes
+        self.long_ids = set()  # the nodes that are long now: usually none
 
     def observe(self, node_id, seconds):
         # Not locked: two threads updating one node at once lose one time, which is harmless.
-        self._before_last[node_id] = self._last[node_id]
+        before_last = self._before_last[node_id] = self._last[node_id]
         self._last[node_id] = seconds
+        if seconds >= _LONG_KERNEL_SECONDS and before_last is not None and (
+                before_last >= _LONG_KERNEL_SECONDS):
+            self.long_ids.add(node_id)
+        elif self.long_ids:
+            self.long_ids.discard(node_id)
 
     def recent(self, node_id):
         """The seconds of the node's last two runs (fewer before it has run twice)."""

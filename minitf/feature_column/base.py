@@ -50,6 +50,7 @@ from minitf.graph.constant_op import constant
 from minitf.graph.sparse_tensor import SparseTensor
 from minitf.graph.sparse_tensor import convert_to_tensor_or_sparse_tensor
 from minitf.ops import array_ops
+from minitf.ops import control_flow_ops
 from minitf.ops import math_ops
 from minitf.ops import sparse_ops
 
@@ -193,7 +194,24 @@ class _LazyBuilder:
                 raise ValueError("Feature (key: {}) cannot have rank 0. Given: {}".format(
                     key, feature_tensor))
             return feature_tensor if rank != 1 else _expand_to_batch_by_one(feature_tensor)
-        return _expand_if_rank_one(feature_tensor)
+        # Dynamic rank: an Assert rejects rank 0, a cond expands rank 1.
+        with ops.control_dependencies([_assert_positive(
+                array_ops.rank(feature_tensor),
+                "Feature (key: {}) cannot have rank 0. Given: {}".format(key, feature_tensor))]):
+            return control_flow_ops.cond(
+                math_ops.equal(1, array_ops.rank(feature_tensor)),
+                lambda: _expand_to_batch_by_one(feature_tensor), lambda: feature_tensor)
+
+
+def _assert_positive(x, message):
+    """TF's `check_ops.assert_positive` of a scalar: an Assert that `0 < x`."""
+    with ops.name_scope(None, "assert_positive", [x]):
+        zero = constant(0, dtype=x.dtype)
+        with ops.name_scope(None, "assert_less", [zero, x]):
+            condition = math_ops.reduce_all(math_ops.less(zero, x))
+            return control_flow_ops.Assert(condition, [
+                message, "Condition x > 0 did not hold element-wise:",
+                "x ({}) = ".format(x.name), x])
 
 
 def _expand_to_batch_by_one(tensor):
@@ -202,26 +220,6 @@ def _expand_to_batch_by_one(tensor):
         new_shape = array_ops.stack([tensor.dense_shape[0], constant(1, dtype=dtypes.int64)])
         return sparse_ops.sparse_reshape(tensor, new_shape)
     return array_ops.expand_dims(tensor, -1)
-
-
-def _expand_if_rank_one(tensor):
-    """A Tensor or SparseTensor of unknown rank, with a trailing 1 added when it is rank 1.
-
-    TensorFlow chooses with a `cond`; a reshape to
-    `concat([shape[:1], shape[1:], ones(max(2 - rank, 0))])` does the same
-    (reading `shape[0]` fails for rank 0, as a rank-0 feature should).
-    """
-    if isinstance(tensor, SparseTensor):
-        shape = tensor.dense_shape
-        missing = math_ops.maximum(2 - array_ops.size(shape), 0)
-        new_shape = array_ops.concat([array_ops.reshape(shape[0], [1]), shape[1:],
-                                      array_ops.fill([missing], constant(1, dtypes.int64))], 0)
-        return sparse_ops.sparse_reshape(tensor, new_shape)
-    shape = array_ops.shape(tensor)
-    missing = math_ops.maximum(2 - array_ops.rank(tensor), 0)
-    new_shape = array_ops.concat(
-        [array_ops.reshape(shape[0], [1]), shape[1:], array_ops.fill([missing], 1)], 0)
-    return array_ops.reshape(tensor, new_shape)
 
 
 # =============================================================================================

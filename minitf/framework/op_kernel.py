@@ -3,9 +3,13 @@
 One is made for every kernel call. It exposes the device the kernel runs on
 and its array module (`xp`), the device's resource manager, the node's own
 persistent state (random generators keep their position here between runs),
-and the step: its id, its rendezvous for Send/Recv, and the call frame that
-carries feeds in and fetches out (`minitf/framework/step.py`). A kernel
-sees nothing else: not the graph, not the session, not the executor.
+and the step: its id, its rendezvous for Send/Recv, the call frame that
+carries feeds in and fetches out, and the container of resources that live
+for one step, such as the stacks of a loop's gradient
+(`minitf/framework/step.py`). In a loop it also says which frame and
+iteration the node runs in (`frame_iter`), and a node that runs with a dead
+input (only _Send does) learns it from `is_input_dead`. A kernel sees
+nothing else: not the graph, not the session, not the executor.
 
 Mirrors `tensorflow/core/framework/op_kernel.h` (OpKernelContext).
 """
@@ -14,11 +18,13 @@ Mirrors `tensorflow/core/framework/op_kernel.h` (OpKernelContext).
 class OpKernelContext:
     """The context passed as the first argument of every kernel."""
 
-    __slots__ = ("_node", "_step")
+    __slots__ = ("_node", "_step", "_iteration", "_is_input_dead")
 
-    def __init__(self, node, step):
+    def __init__(self, node, step, iteration=None, is_input_dead=False):
         self._node = node
         self._step = step
+        self._iteration = iteration  # the executor's IterationState; None outside loops
+        self._is_input_dead = is_input_dead
 
     @property
     def node_name(self):
@@ -60,3 +66,18 @@ class OpKernelContext:
     @property
     def step(self):
         return self._step
+
+    @property
+    def step_container(self):
+        """The resources of this step (a dict); they are dropped when the step ends."""
+        return self._step.step_container
+
+    @property
+    def frame_iter(self):
+        """(frame id, iteration) the node runs in: (0, 0) outside any loop."""
+        return (0, 0) if self._iteration is None else self._iteration.frame_iter
+
+    @property
+    def is_input_dead(self):
+        """Whether the node's input is dead (a _Send on a branch not taken)."""
+        return self._is_input_dead

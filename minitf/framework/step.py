@@ -3,16 +3,23 @@
 A step is one `Session.run`. Every partition of the graph runs in it, each
 on its own executor, and they share one StepState: the step id, the
 rendezvous their `_Send`/`_Recv` pairs meet in, the call frame that brings
-the feeds in (`_Arg`) and takes the fetches out (`_Retval`), and the step's
-first error. A kernel reaches all of it through its context
-(`ctx.step_id`, `ctx.rendezvous`, `ctx.call_frame`).
+the feeds in (`_Arg`) and takes the fetches out (`_Retval`), the *step
+container* of resources that live only as long as the step (the stacks and
+TensorArrays of loops), and the step's first error. A kernel reaches all
+of it through its context (`ctx.step_id`, `ctx.rendezvous`,
+`ctx.call_frame`, `ctx.step_container`).
+
+A fetch whose `_Retval` never ran (its tensor was dead: a branch of a
+`tf.cond` that was not taken) has no value: `consume_retvals` says so.
 
 Mirrors `Executor::Args` of `tensorflow/core/common_runtime/executor.h`
-(step id, rendezvous, call frame, cancellation) and `FunctionCallFrame` of
-`tensorflow/core/framework/function.h`.
+(step id, rendezvous, call frame, step container, cancellation) and
+`FunctionCallFrame` of `tensorflow/core/framework/function.h`.
 """
 
 import threading
+
+from minitf.graph import errors
 
 
 class CallFrame:
@@ -25,6 +32,14 @@ class CallFrame:
     def set_retval(self, index, value):
         self.retvals[index] = value
 
+    def consume_retvals(self):
+        """The fetched values; InvalidArgumentError for one that was never set (dead)."""
+        for value in self.retvals:
+            if value is None:
+                raise errors.InvalidArgumentError(None, None, "Retval[%d] does not have value"
+                                                  % [v is None for v in self.retvals].index(True))
+        return self.retvals
+
 
 class StepState:
     """What all kernels and executors of one step share.
@@ -36,12 +51,14 @@ class StepState:
     that follow (those aborted receives) are consequences and are dropped.
     """
 
-    __slots__ = ("step_id", "rendezvous", "call_frame", "error", "_lock", "_on_abort")
+    __slots__ = ("step_id", "rendezvous", "call_frame", "step_container", "error", "_lock",
+                 "_on_abort")
 
     def __init__(self, step_id, rendezvous, call_frame):
         self.step_id = step_id
         self.rendezvous = rendezvous
         self.call_frame = call_frame
+        self.step_container = {}
         self.error = None
         self._lock = threading.Lock()
         self._on_abort = []

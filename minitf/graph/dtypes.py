@@ -105,7 +105,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self):
-        return True
+        return self._type_enum % _REF_OFFSET != 20  # not a resource handle
 
     @property
     def size(self):
@@ -171,8 +171,9 @@ uint16 = _define(17, "uint16", np.uint16)
 float16 = _define(19, "float16", np.float16)
 uint32 = _define(22, "uint32", np.uint32)
 uint64 = _define(23, "uint64", np.uint64)
-# A handle to a resource (an iterator), and a variant (a dataset, a serialized
-# SparseTensor): each element is a Python object, as a string tensor's is.
+# A handle to a resource (an iterator, a stack of a loop's gradient, a TensorArray),
+# and a variant (a dataset, a serialized SparseTensor): each element is a Python
+# object, as a string tensor's is.
 resource = _define(20, "resource", np.object_)
 variant = _define(21, "variant", np.object_)
 

@@ -83,7 +83,8 @@ def _convert_arg(op_type, arg, value, attrs, op_def):
         if not isinstance(value, (list, tuple)):
             raise TypeError("Expected list for '%s' argument to '%s' Op, not %s."
                             % (arg.name, op_type, value))
-        tensors = [tensor_conversion.convert_to_tensor(v) for v in value]
+        tensors = [tensor_conversion.convert_to_tensor(v, name="%s_%d" % (arg.name, i))
+                   for i, v in enumerate(value)]
         attrs[arg.type_list_attr] = [t.dtype.base_dtype for t in tensors]
         return tensors
     return [_convert_single(op_type, arg, value, attrs, op_def)]

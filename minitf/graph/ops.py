@@ -161,6 +161,8 @@ class Operation:
         self._control_outputs = []
         self._traceback = _user_stack()
         self._original_op = None
+        # The cond branch or loop body the op was made in (None outside any).
+        self._control_flow_context = graph._get_control_flow_context()
         for control in control_inputs:
             self._add_control_input(control)
 
@@ -299,6 +301,13 @@ class Operation:
         tensor._consumers.append(self)
         self._edited()
 
+    def _get_control_flow_context(self):
+        """The cond branch or loop body (a ControlFlowContext) this op belongs to, or None."""
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        self._control_flow_context = ctx
+
     def run(self, feed_dict=None, session=None):
         """Runs this op (for its side effects) in `session` or the default session."""
         _run_using_default_session(self, feed_dict, self.graph, session)
@@ -378,7 +387,8 @@ class _ControlDependenciesController:
     """One `with g.control_dependencies(...)` block: its control inputs, the ops made inside.
 
     `control_inputs=None` starts a new, empty stack: outer blocks do not apply
-    inside it.
+    inside it, and neither does an enclosing cond branch or loop body (its
+    control-flow context).
     """
 
     def __init__(self, graph, control_inputs):
@@ -387,17 +397,21 @@ class _ControlDependenciesController:
         self.clears_outer = control_inputs is None
         self.ops_created_inside = set()
         self._saved_stack = None
+        self._saved_context = None
 
     def __enter__(self):
         if self.clears_outer:
             self._saved_stack = self._graph._control_dependencies_stack
             self._graph._control_dependencies_stack = []
+            self._saved_context = self._graph._get_control_flow_context()
+            self._graph._set_control_flow_context(None)
         self._graph._control_dependencies_stack.append(self)
 
     def __exit__(self, *exc):
         self._graph._control_dependencies_stack.pop()
         if self.clears_outer:
             self._graph._control_dependencies_stack = self._saved_stack
+            self._graph._set_control_flow_context(self._saved_context)
 
 
 class Graph:
@@ -429,6 +443,7 @@ class Graph:
         self._unfeedable_tensors = set()
         self._unfetchable_ops = set()
         self._edited_op_ids = []  # the id of the op of each edit, in order
+        self._control_flow_context = None  # the cond branch or loop body being built
 
     # --- default graph ----------------------------------------------------
     def as_default(self):
@@ -492,6 +507,13 @@ class Graph:
             self._name_stack = old_stack
 
     # --- scopes that shape new ops -----------------------------------------
+    def _get_control_flow_context(self):
+        """The cond branch or loop body new ops go into (a ControlFlowContext), or None."""
+        return self._control_flow_context
+
+    def _set_control_flow_context(self, ctx):
+        self._control_flow_context = ctx
+
     def control_dependencies(self, control_inputs):
         """Ops created inside run only after `control_inputs`; `None` clears outer blocks.
 
@@ -622,7 +644,24 @@ class Graph:
             if compute_shapes:
                 _set_output_shapes(op)
             self._add_op(op)
+            self._control_flow_post_processing(op)
         return op
+
+    @staticmethod
+    def _control_flow_post_processing(op):
+        """A new op in a cond branch or loop body joins it (TF's Operation method of this name).
+
+        Each input made inside a cond or loop must be usable where the op is
+        (its context checks), and the op's own context takes the op in: it
+        routes inputs from outside through a Switch or an Enter, and adds
+        the control edges that keep the op inside (`add_op`).
+        """
+        for tensor in op._inputs:
+            input_context = tensor.op._control_flow_context
+            if input_context is not None:
+                input_context.check_input_from_valid_context(op, tensor.op)
+        if op._control_flow_context is not None:
+            op._control_flow_context.add_op(op)
 
     def _name_for_new_op(self, name):
         """The node name: `name` made unique, or taken as it is when it ends with '/'."""

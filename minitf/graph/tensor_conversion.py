@@ -27,6 +27,8 @@ def convert_to_tensor(value, dtype=None, name=None, preferred_dtype=None, as_ref
     """Returns `value` as a Tensor of `dtype` (if given), adding a Const op when needed."""
     if isinstance(value, ops.Tensor):
         return _check_tensor_dtype(value, dtype, as_ref)
+    if value is None:
+        raise ValueError("None values not supported.")
     dtype = dtypes.as_dtype(dtype) if dtype is not None else None
     preferred_dtype = preferred_dtype or dtype_hint
     for _, base_type, conversion_func in _CONVERSION_FUNCTIONS:

@@ -27,8 +27,8 @@ def is_graph_tensor(value):
 def constant_value(tensor):
     """The value of `tensor` when it can be known while building, else None.
 
-    Knows Const, Shape/Size/Rank of fully known shapes, Pack of known values,
-    Identity and Cast; shape functions use it for arguments like Reshape's shape.
+    Knows Const, Shape/Size/Rank of fully known shapes, Pack and ConcatV2 of
+    known values, Identity and Cast; shape functions use it for arguments like Reshape's shape.
     """
     if not is_graph_tensor(tensor):
         return np.asarray(tensor) if tensor is not None else None
@@ -50,6 +50,10 @@ def constant_value(tensor):
         values = [constant_value(t) for t in op.inputs]
         if all(v is not None for v in values):
             return np.stack(values, axis=op.get_attr("axis")).astype(tensor.dtype.as_numpy_dtype)
+    elif op.type == "ConcatV2":
+        values = [constant_value(t) for t in op.inputs]
+        if all(v is not None for v in values):
+            return np.concatenate(values[:-1], axis=int(values[-1]))
     elif op.type in ("Identity", "StopGradient"):
         return constant_value(op.inputs[0])
     elif op.type == "Cast":

@@ -17,6 +17,7 @@ from minitf.graph import tensor_shape
 from minitf.layers import base
 from minitf.layers import utils
 from minitf.ops import array_ops
+from minitf.ops import control_flow_ops
 from minitf.ops import init_ops
 from minitf.ops import math_ops
 from minitf.ops import nn_ops
@@ -153,17 +154,13 @@ class Dropout(base.Layer):
                 for axis, size in enumerate(self.noise_shape)]
 
     def call(self, inputs, training=False):
-        training = utils.training_value(training)
-        if training is False:
-            return array_ops.identity(inputs)
+        def dropped_inputs():
+            return nn_ops.dropout(inputs, noise_shape=self._get_noise_shape(inputs),
+                                  seed=self.seed, rate=self.rate)
 
-        noise_shape = self._get_noise_shape(inputs)
-        dropped = nn_ops.dropout(inputs, noise_shape=noise_shape, seed=self.seed,
-                                 rate=self.rate)
-        if training is True:
-            return dropped
-        # A training flag known only at run time: both branches, one chosen per run.
-        return math_ops.where(training, dropped, array_ops.identity(inputs))
+        # A flag known only at run time builds a tf.cond: the mask is drawn only when training.
+        return control_flow_ops.smart_cond(utils.training_value(training), dropped_inputs,
+                                           lambda: array_ops.identity(inputs))
 
     def compute_output_shape(self, input_shape):
         return tensor_shape.TensorShape(input_shape)

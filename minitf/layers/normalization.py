@@ -29,6 +29,7 @@ from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.layers import base
 from minitf.layers import utils
 from minitf.ops import array_ops
+from minitf.ops import control_flow_ops
 from minitf.ops import init_ops
 from minitf.ops import math_ops
 from minitf.ops import nn_ops
@@ -144,14 +145,27 @@ class BatchNormalization(base.Layer):
         else:
             mean, variance = nn_ops.moments(math_ops.cast(inputs, self._param_dtype()),
                                             reduction_axes, keep_dims=len(self.axis) > 1)
-            if training is not True:
-                # Decided per run: select between the batch's and the moving statistics.
-                mean = math_ops.where(training, mean, convert_to_tensor(self.moving_mean))
-                variance = math_ops.where(training, variance,
-                                          convert_to_tensor(self.moving_variance))
-            self.add_update(self._assign_moving_average(self.moving_mean, mean, training))
-            self.add_update(self._assign_moving_average(self.moving_variance, variance,
-                                                        training))
+            # With a flag known only at run time, each is a tf.cond: the batch's
+            # statistics and the updates while training, the moving averages otherwise.
+            mean = control_flow_ops.smart_cond(
+                training, lambda: mean, lambda: convert_to_tensor(self.moving_mean))
+            variance = control_flow_ops.smart_cond(
+                training, lambda: variance, lambda: convert_to_tensor(self.moving_variance))
+            new_mean, new_variance = mean, variance
+
+            def mean_update():
+                return control_flow_ops.smart_cond(
+                    training, lambda: self._assign_moving_average(self.moving_mean, new_mean),
+                    lambda: self.moving_mean)
+
+            def variance_update():
+                return control_flow_ops.smart_cond(
+                    training,
+                    lambda: self._assign_moving_average(self.moving_variance, new_variance),
+                    lambda: self.moving_variance)
+
+            self.add_update(mean_update)
+            self.add_update(variance_update)
 
         mean = math_ops.cast(mean, inputs.dtype)
         variance = math_ops.cast(variance, inputs.dtype)
@@ -164,21 +178,14 @@ class BatchNormalization(base.Layer):
         outputs.set_shape(input_shape)
         return outputs
 
-    def _assign_moving_average(self, variable, value, training):
-        """`variable -= (variable - value) * (1 - momentum)`, an AssignSub named AssignMovingAvg.
-
-        With a training flag known only at run time, the step is zero on the
-        runs that do not train.
-        """
+    def _assign_moving_average(self, variable, value):
+        """`variable -= (variable - value) * (1 - momentum)`, an AssignSub named AssignMovingAvg."""
         with ops.name_scope(None, "AssignMovingAvg", [variable, value]) as scope:
             with ops.colocate_with(variable):
                 decay = convert_to_tensor(1.0 - self.momentum, name="decay")
                 if decay.dtype != variable.dtype.base_dtype:
                     decay = math_ops.cast(decay, variable.dtype.base_dtype)
                 update_delta = (variable - math_ops.cast(value, variable.dtype.base_dtype)) * decay
-                if training is not True:
-                    update_delta = math_ops.where(training, update_delta,
-                                                  array_ops.zeros_like(update_delta))
                 return state_ops.assign_sub(variable, update_delta, name=scope)
 
     def compute_output_shape(self, input_shape):

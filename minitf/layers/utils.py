@@ -66,10 +66,9 @@ def convert_data_format(data_format, ndim):
 def training_value(training):
     """A `training` flag as a Python bool when known while building, else a bool tensor.
 
-    TensorFlow's `smart_cond` picks a branch at build time for a Python bool
-    or a constant tensor, and builds a `tf.cond` otherwise; minitf's layers
-    do the first the same way and, lacking `tf.cond`, select between both
-    branches for the second (see the Layers chapter).
+    The layers hand it to `smart_cond`, which builds one branch for a bool
+    (or a constant tensor) and a `tf.cond` for a tensor known only at run
+    time.
     """
     if training is None:
         return False  # Keras's learning phase, which minitf does not have: inference

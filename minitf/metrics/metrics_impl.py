@@ -24,8 +24,8 @@ is made in.
 from minitf.graph import dtypes, ops
 from minitf.graph.constant_op import constant
 from minitf.graph.tensor_conversion import convert_to_tensor
-from minitf.ops import (array_ops, check_ops, confusion_matrix, math_ops, state_ops,
-                        variable_scope, variables, weights_broadcast_ops)
+from minitf.ops import (array_ops, check_ops, confusion_matrix, control_flow_ops, math_ops,
+                        state_ops, variable_scope, variables, weights_broadcast_ops)
 
 __all__ = ["accuracy", "auc", "false_negatives", "false_negatives_at_thresholds",
            "false_positives", "false_positives_at_thresholds", "mean", "mean_absolute_error",
@@ -48,8 +48,8 @@ def _remove_squeezable_dimensions(predictions, labels, weights):
 
     Predictions or labels lose their last dimension when their ranks differ
     by one; weights lose it, or gain one, to match the predictions. Scalar
-    weights stay scalar. Only static ranks are used: without `tf.cond`, a
-    rank known only at run time is left as it is.
+    weights stay scalar. A rank known only at run time is compared there,
+    in a `tf.cond`.
     """
     predictions = convert_to_tensor(predictions)
     if labels is not None:
@@ -59,13 +59,38 @@ def _remove_squeezable_dimensions(predictions, labels, weights):
         return predictions, labels, None
     weights = convert_to_tensor(weights)
     weights_rank, predictions_rank = weights.shape.ndims, predictions.shape.ndims
-    if weights_rank == 0 or weights_rank is None or predictions_rank is None:
+    if weights_rank == 0:
         return predictions, labels, weights
-    if weights_rank - predictions_rank == 1:
-        weights = array_ops.squeeze(weights, [-1])
-    elif predictions_rank - weights_rank == 1:
-        weights = array_ops.expand_dims(weights, [-1])
-    return predictions, labels, weights
+    if weights_rank is not None and predictions_rank is not None:
+        if weights_rank - predictions_rank == 1:
+            weights = array_ops.squeeze(weights, [-1])
+        elif predictions_rank - weights_rank == 1:
+            weights = array_ops.expand_dims(weights, [-1])
+        return predictions, labels, weights
+    return predictions, labels, _weights_to_rank_at_run_time(weights, predictions)
+
+
+def _weights_to_rank_at_run_time(weights, predictions):
+    """Scalar weights as they are, else squeezed or expanded by one dimension, in conds."""
+    weights_rank = array_ops.rank(weights)
+    rank_diff = weights_rank - array_ops.rank(predictions)
+
+    def maybe_expand_weights():
+        return control_flow_ops.cond(math_ops.equal(rank_diff, -1),
+                                     lambda: array_ops.expand_dims(weights, [-1]),
+                                     lambda: weights)
+
+    def maybe_squeeze_weights():
+        if weights.shape.ndims is not None and not weights.shape.dims[-1].is_compatible_with(1):
+            return weights  # its last dimension is known not to be 1: no squeeze
+        return array_ops.squeeze(weights, [-1])
+
+    def maybe_adjust_weights():
+        return control_flow_ops.cond(math_ops.equal(rank_diff, 1), maybe_squeeze_weights,
+                                     maybe_expand_weights)
+
+    return control_flow_ops.cond(math_ops.equal(weights_rank, 0), lambda: weights,
+                                 maybe_adjust_weights)
 
 
 def _streaming_confusion_matrix(labels, predictions, num_classes, weights=None):

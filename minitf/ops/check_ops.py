@@ -20,7 +20,7 @@ from minitf.graph.sparse_tensor import SparseTensor
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.graph.tensor_util import constant_value
 from minitf.ops import array_ops, control_flow_ops, math_ops
-from minitf.ops.logging_ops import Assert
+from minitf.ops.control_flow_ops import Assert
 
 __all__ = ["assert_greater_equal", "assert_less_equal", "assert_less", "assert_non_negative",
            "assert_type", "assert_rank_in", "assert_equal", "assert_none_equal", "assert_greater",

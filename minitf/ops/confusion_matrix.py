@@ -25,21 +25,31 @@ __all__ = ["confusion_matrix"]
 def remove_squeezable_dimensions(labels, predictions, expected_rank_diff=0, name=None):
     """(labels, predictions), one of them squeezed when its rank is one more than expected.
 
-    Only static ranks are compared: without `tf.cond`, a rank known only at
-    run time is left as it is.
+    Static ranks are compared while building; when one is known only at run
+    time, a `tf.cond` on the ranks squeezes or passes each tensor.
     """
     with ops.name_scope(name, "remove_squeezable_dimensions", [labels, predictions]):
         predictions = convert_to_tensor(predictions)
         labels = convert_to_tensor(labels)
         predictions_rank, labels_rank = predictions.shape.ndims, labels.shape.ndims
-        if labels_rank is None or predictions_rank is None:
+        if labels_rank is not None and predictions_rank is not None:
+            rank_diff = predictions_rank - labels_rank
+            if (rank_diff == expected_rank_diff + 1
+                    and predictions.shape.dims[-1].is_compatible_with(1)):
+                predictions = array_ops.squeeze(predictions, [-1])
+            elif (rank_diff == expected_rank_diff - 1
+                  and labels.shape.dims[-1].is_compatible_with(1)):
+                labels = array_ops.squeeze(labels, [-1])
             return labels, predictions
-        rank_diff = predictions_rank - labels_rank
-        if (rank_diff == expected_rank_diff + 1
-                and predictions.shape.dims[-1].is_compatible_with(1)):
-            predictions = array_ops.squeeze(predictions, [-1])
-        elif rank_diff == expected_rank_diff - 1 and labels.shape.dims[-1].is_compatible_with(1):
-            labels = array_ops.squeeze(labels, [-1])
+        rank_diff = array_ops.rank(predictions) - array_ops.rank(labels)
+        if predictions_rank is None or predictions.shape.dims[-1].is_compatible_with(1):
+            predictions = control_flow_ops.cond(
+                math_ops.equal(expected_rank_diff + 1, rank_diff),
+                lambda: array_ops.squeeze(predictions, [-1]), lambda: predictions)
+        if labels_rank is None or labels.shape.dims[-1].is_compatible_with(1):
+            labels = control_flow_ops.cond(
+                math_ops.equal(expected_rank_diff - 1, rank_diff),
+                lambda: array_ops.squeeze(labels, [-1]), lambda: labels)
         return labels, predictions
 
 

@@ -264,23 +264,17 @@ class Variable:
         return self._variable.eval(session=session)
 
     def initialized_value(self):
-        """The variable's value read after its initializer has run.
+        """The variable's value, or its initial value while it is uninitialized.
 
         Use it to initialize one variable from another, whatever order the
         initializers run in: `w = tf.Variable(v.initialized_value() * 2.0)`.
-
-        Differences from TensorFlow: TF 1.15 wraps this in a `tf.cond` that
-        skips the initializer when the variable is already initialized.
-        minitf has no `tf.cond`, so this is TensorFlow's earlier definition:
-        evaluating the result always runs `v.initializer` first.
+        A `tf.cond` on `IsVariableInitialized` picks the variable when it is
+        initialized and the initial value (computed afresh) when it is not;
+        it does not initialize the variable.
         """
-        with ops.control_dependencies(None):
-            with ops.control_dependencies([self._initializer_op]):
-                if self._caching_device is not None:
-                    with ops.device(self._caching_device):
-                        return array_ops.identity(self._variable)
-                with ops.colocate_with(self._variable.op):
-                    return array_ops.identity(self._variable)
+        with ops.init_scope():
+            return control_flow_ops.cond(is_variable_initialized(self), self.read_value,
+                                         lambda: self.initial_value)
 
     def load(self, value, session=None):
         """Writes `value` into the variable by running its initializer with a fed value."""

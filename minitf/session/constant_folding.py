@@ -17,8 +17,11 @@ executors, one partition at a time (the first pass of
 2. *find the foldable nodes*: a node is foldable when every data input
    comes from a `Const` or another foldable node, and it is a pure function
    of them: not stateful (variables, random numbers, queues), no reference
-   inputs or outputs, not a runtime node (`_Arg`, `_Send`, ...), a CPU
-   kernel to run it;
+   inputs or outputs, not a runtime node (`_Arg`, `_Send`, ...), not a
+   control-flow node (`Switch`, `Merge`, `Enter`, `Exit`, `NextIteration`,
+   `LoopCond`: its output's value is the same, but *where* it goes, which
+   branch or which frame and iteration, is decided when the step runs), a
+   CPU kernel to run it;
 3. *evaluate* them all at once: they form a small graph of their own, which
    an Executor runs on the host CPU, as a step would. A node that fails
    (a reshape to an impossible shape) is left out, with what depends on it,
@@ -49,6 +52,7 @@ TensorFlow's L1 also merges common subexpressions; minitf does not.
 import numpy as np
 
 from minitf import kernels  # noqa: F401  registers every built-in kernel
+from minitf.executor.executor import CONTROL_FLOW_OPS
 from minitf.executor.executor import Executor
 from minitf.framework.kernel_registry import find_kernel
 from minitf.framework.local_rendezvous import LocalRendezvous
@@ -65,7 +69,7 @@ MAX_CONSTANT_BYTES = 10 * 1024 * 1024
 
 # Nodes that exist for the runtime's sake, and ones a caller can feed: never folded.
 _NEVER_FOLDED = frozenset({"Const", "_Arg", "_Retval", "_Send", "_Recv", "Placeholder",
-                           "PlaceholderWithDefault", "NoOp"})
+                           "PlaceholderWithDefault", "NoOp"}) | CONTROL_FLOW_OPS
 
 _SHAPE_OPS = frozenset({"Shape", "Size", "Rank"})
 

@@ -130,7 +130,7 @@ class DirectSession:
             run_metadata.step_stats.add(stats)
             run_metadata.partition_graphs = (list(bundle.partition_graphs)
                                              if options.output_partition_graphs else [])
-        return call_frame.retvals
+        return call_frame.consume_retvals()
 
     def _get_executors(self, feeds, fetches, targets):
         """The executors of one (feeds, fetches, targets) signature, built on first use."""

@@ -75,7 +75,9 @@ def _rewired(node, bypass):
     inputs = []
     for text in node.input:
         name, index, is_control = graph_def_lib.parse_input(text)
-        while not is_control and name in bypass and index == 0:
+        seen = set()
+        while not is_control and name in bypass and index == 0 and name not in seen:
+            seen.add(name)  # a cycle of them (an invalid graph) is left for the executor
             text = bypass[name]  # a chain of pass-through nodes resolves to its start
             name, index, _ = graph_def_lib.parse_input(text)
         inputs.append(text)

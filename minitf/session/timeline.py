@@ -1,7 +1,8 @@
 """Timeline: a run's step stats as a Chrome trace that Perfetto or chrome://tracing opens.
 
 Each device becomes a process lane, each thread a row, each node a box from
-its start to its end, labelled with its name and op.
+its start to its end, labelled with its name and op; a node in a loop also
+shows its frame and iteration.
 
     run_metadata = tf.RunMetadata()
     sess.run(y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
@@ -29,10 +30,12 @@ class Timeline:
             threads = {}
             for stat in device_stats.node_stats:
                 tid = threads.setdefault(stat.thread_id, len(threads))
+                args = {"name": stat.node_name, "op": stat.op}
+                if stat.frame_name:
+                    args.update(frame=stat.frame_name, iteration=stat.iter_id)
                 events.append({"name": stat.node_name, "cat": "Op", "ph": "X", "pid": pid,
                                "tid": tid, "ts": stat.all_start_micros,
-                               "dur": stat.all_end_rel_micros,
-                               "args": {"name": stat.node_name, "op": stat.op}})
+                               "dur": stat.all_end_rel_micros, "args": args})
         return events
 
     def generate_chrome_trace_format(self, show_dataflow=True, show_memory=False):

@@ -13,13 +13,13 @@ recomputed on every `sess.run`, the rate follows the step as
 All arithmetic is done in the dtype of `learning_rate`; the step and the
 other arguments are cast to it.
 
+Where a schedule picks one of several formulas, it does so as TensorFlow
+does, with `tf.case` (piecewise_constant) or `tf.cond` (the cycle of
+polynomial_decay, the period lengths of cosine_decay_restarts): only the
+chosen branch runs.
+
 Mirrors `tensorflow/python/training/learning_rate_decay.py` (TF 1.15, whose
 bodies live in `tensorflow/python/keras/optimizer_v2/learning_rate_schedule.py`).
-
-Differences from TensorFlow: minitf has no `tf.cond`/`tf.case` yet, so the
-few places where TF picks one of two branches (piecewise_constant, the cycle
-of polynomial_decay, cosine_decay_restarts) compute the candidates and pick
-with `tf.where` (a Select op). The values are the same.
 """
 
 import math
@@ -28,6 +28,7 @@ from minitf.graph import dtypes
 from minitf.graph import ops
 from minitf.graph.constant_op import constant
 from minitf.graph.tensor_conversion import convert_to_tensor
+from minitf.ops import control_flow_ops
 from minitf.ops import math_ops
 from minitf.ops import random_ops
 
@@ -48,13 +49,6 @@ def _require_global_step(global_step, function_name):
 def _initial_rate(learning_rate):
     """The initial rate as a tensor; its dtype is the dtype of every schedule's arithmetic."""
     return convert_to_tensor(learning_rate, name="initial_learning_rate")
-
-
-def _select(condition, if_true, if_false):
-    """`tf.where` on scalars, converting Python numbers to the branches' dtype."""
-    if_false = convert_to_tensor(if_false)
-    if_true = convert_to_tensor(if_true, dtype=if_false.dtype)
-    return math_ops.where(condition, if_true, if_false)
 
 
 # =============================================================================
@@ -143,11 +137,12 @@ def piecewise_constant(x, boundaries, values, name=None):
     if len(boundaries) != len(values) - 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
     with ops.name_scope(name, "PiecewiseConstant", [x, boundaries, values]):
-        pred_value_pairs = [(x <= boundaries[0], values[0]),
-                            (x > boundaries[-1], values[-1])]
+        pred_fn_pairs = [(x <= boundaries[0], lambda: values[0]),
+                         (x > boundaries[-1], lambda: values[-1])]
         for low, high, v in zip(boundaries[:-1], boundaries[1:], values[1:-1]):
-            pred_value_pairs.append(((x > low) & (x <= high), v))
-        return _case(pred_value_pairs, default=values[0])
+            pred_fn_pairs.append(((x > low) & (x <= high), lambda v=v: v))
+        # The predicates are exclusive and exhaustive; tf.case wants a default all the same.
+        return control_flow_ops.case(pred_fn_pairs, lambda: values[0], exclusive=True)
 
 
 piecewise_constant_decay = piecewise_constant
@@ -167,19 +162,6 @@ def _boundary_like(boundary, x):
         return math_ops.cast(boundary, dtypes.int64)
     raise ValueError("Boundaries (%s) must have the same dtype as x (%s)."
                      % (boundary.dtype.base_dtype, x.dtype.base_dtype))
-
-
-def _case(pred_value_pairs, default):
-    """The value whose predicate holds (the predicates are mutually exclusive).
-
-    TF builds `tf.case(..., exclusive=True)`; a chain of Selects gives the
-    same value for scalars.
-    """
-    with ops.name_scope(None, "case"):
-        result = default
-        for pred, value in reversed(pred_value_pairs):
-            result = math_ops.where(pred, value, result)
-        return result
 
 
 # =============================================================================
@@ -206,8 +188,9 @@ def polynomial_decay(learning_rate, global_step, decay_steps, end_learning_rate=
         decay_steps_recomp = math_ops.cast(decay_steps, dtype)
         if cycle:
             # At step 0 the first cycle is used (ceil(0) would give a zero length).
-            multiplier = _select(math_ops.equal(step, 0), 1.0,
-                                 math_ops.ceil(step / decay_steps_recomp))
+            multiplier = control_flow_ops.cond(
+                math_ops.equal(step, 0), lambda: constant(1.0, dtype=dtype),
+                lambda: math_ops.ceil(step / decay_steps_recomp))
             decay_steps_recomp = math_ops.multiply(decay_steps_recomp, multiplier)
         else:
             step = math_ops.minimum(step, decay_steps_recomp)
@@ -263,11 +246,10 @@ def cosine_decay_restarts(learning_rate, global_step, first_decay_steps, t_mul=2
         completed_fraction = step / first_decay_steps
 
         # i_restart: how many periods are over; completed_fraction: how far into this one.
-        equal_periods = math_ops.equal(t_mul, 1.0)
-        i_equal, fraction_equal = _restart_with_equal_periods(completed_fraction)
-        i_growing, fraction_growing = _restart_with_growing_periods(completed_fraction, t_mul)
-        i_restart = math_ops.where(equal_periods, i_equal, i_growing)
-        completed_fraction = math_ops.where(equal_periods, fraction_equal, fraction_growing)
+        i_restart, completed_fraction = control_flow_ops.cond(
+            math_ops.equal(t_mul, 1.0),
+            lambda: _restart_with_equal_periods(completed_fraction),
+            lambda: _restart_with_growing_periods(completed_fraction, t_mul))
 
         m_fac = m_mul ** i_restart
         cosine_decayed = m_fac * _cosine(completed_fraction, dtype)

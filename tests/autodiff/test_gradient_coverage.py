@@ -23,7 +23,8 @@ from minitf.autodiff import registry
 
 _HERE = pathlib.Path(__file__).resolve().parent
 CASE_MODULES = ["test_math_grad.py", "test_array_grad.py", "test_nn_grad.py",
-                "test_gradients_impl.py", "test_sparse_grad.py"]
+                "test_gradients_impl.py", "test_sparse_grad.py",
+                "../control_flow/test_control_flow_grad.py"]
 
 # Op types that TF registers no gradient for at all (neither a function nor
 # NotDifferentiable), as its gradient registry shows: backprop through them

@@ -580,13 +580,21 @@ def test_hessians_with_respect_to_a_variable():
         np.testing.assert_allclose(sess.run(hessian), [[6.0, 0.0], [0.0, 12.0]])
 
 
-def test_hessians_of_a_linear_function_are_zero_and_need_a_static_shape():
-    x = tf.placeholder(tf.float64, [2])
-    (hessian,) = tf.hessians(tf.reduce_sum(x * 3.0), x)
-    np.testing.assert_allclose(_run(hessian, {x: [1.0, 2.0]}), np.zeros([2, 2]))
+def test_hessians_loop_over_a_size_known_only_at_run_time():
+    # TF builds the Hessian in a while loop over the gradient's elements, so x's size
+    # may be known only when the graph runs.
     unknown = tf.placeholder(tf.float64, [None])
-    with pytest.raises(ValueError, match="fully known static shape"):
-        tf.hessians(tf.reduce_sum(unknown * unknown), unknown)
+    (hessian,) = tf.hessians(tf.reduce_sum(unknown * unknown), unknown)
+    assert hessian.shape.as_list() == [None, None]
+    assert "TensorArrayV3" in {op.type for op in tf.get_default_graph().get_operations()}
+    np.testing.assert_allclose(_run(hessian, {unknown: [1.0, 2.0, 3.0]}), 2.0 * np.eye(3))
+
+
+def test_hessians_of_a_linear_function_fail_as_in_tensorflow():
+    # Each gradient element is constant in x: its gradient is None, which TF cannot write.
+    x = tf.placeholder(tf.float64, [2])
+    with pytest.raises(ValueError, match="None values not supported"):
+        tf.hessians(tf.reduce_sum(x * 3.0), x)
 
 
 # =============================================================================

@@ -17,7 +17,8 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "feature_columns.md": "feature_column", "saver.md": "saver",
             "layers.md": "layers", "training_loop.md": "train",
             "architecture.md": "framework", "observing.md": "observing",
-            "input_pipelines.md": "data", "distributed.md": "distributed"}
+            "input_pipelines.md": "data", "distributed.md": "distributed",
+            "control_flow.md": "control_flow"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)

@@ -30,7 +30,8 @@ def test_the_training_figures_show_the_backward_graph():
 def test_every_named_figure_and_listing_is_drawn():
     for name in figures.FIGURES:
         text = figures.figure(name)
-        assert text.startswith("flowchart") or "---\ngantt\n" in text, name
+        assert text.startswith(("flowchart", "---\n")), name   # maybe a Mermaid config first
+        assert "flowchart " in text or "---\ngantt\n" in text, name
     assert "mul = Mul(" in figures.listing("graph-def")
     assert "_Retval" in figures.listing("pruned-graph")
     with pytest.raises(KeyError, match="known figures"):
@@ -48,3 +49,26 @@ def test_the_device_figures_show_the_running_example_on_two_cpus():
     assert "add " in figures.listing("transfers").splitlines()[1]
     assert "_Send(add)" in figures.listing("partition-graphs")
     assert "CPU:1" in figures.listing("device-schedule")
+
+
+def test_the_control_flow_figures_show_conds_loops_and_the_gradient_loop():
+    cond = figures.figure("cond-graph")
+    assert 'subgraph d1["cond"]' in cond
+    assert '[/"<b>Merge</b><br/>Merge"\\]:::control' in cond
+    assert cond.count("<br/>Switch") == 5         # W/read and x twice, b/read once
+    loop = figures.figure("loop-graph")
+    assert '["while/while_context"]' in loop
+    assert "<b>while/gradients/</b>" in loop      # the body's tf.gradients, folded
+    assert "<b>while/loss/</b>" in loop and "<b>while/step/</b>" in loop
+    for op in ("Enter", "Merge", "LoopCond", "Switch", "NextIteration", "Exit"):
+        assert "<br/>%s\"" % op in loop, op
+    forward = figures.figure("loop-gradient-forward")
+    backward = figures.figure("loop-gradient-backward")
+    assert '["while/while_context"]' in forward
+    assert '["gradients/while/while_context"]' in backward
+    assert "StackPushV2" in forward and "StackPopV2" in backward and "b_acc" in backward
+    assert "f_acc" in forward and "f_acc" in backward   # the stack, outside both frames
+    schedule = figures.figure("loop-schedule")
+    for iteration in range(5):                    # four examples, and the test that ends it
+        assert "section while/while_context iteration %d" % iteration in schedule
+    assert "section outside loops" in schedule

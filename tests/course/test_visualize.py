@@ -240,3 +240,49 @@ def test_schedule_with_one_lane_per_device():
     assert table[0].split()[:4] == ["node", "op", "device", "thread"]
     assert any(line.split()[:3] == ["b", "Add", "CPU:1"] for line in table[1:])
 
+
+
+def test_control_flow_nodes_their_frames_and_a_schedule_by_iteration():
+    _, total = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + i), [0, 0])
+    nodes = tf.get_default_graph().as_graph_def().node
+    frames = visualize.loop_frames(nodes)
+    assert frames["while/Enter"] == frames["while/Exit_1"] == "while/while_context"
+    assert frames["while/Const"] is None                 # made outside the loop
+    assert visualize.node_kind("NextIteration") == "control"
+    drawn = visualize.to_mermaid(nodes, group_by=frames.get)
+    assert 'subgraph d1["while/while_context"]' in drawn
+    assert '[/"<b>LoopCond</b><br/>LoopCond"\\]:::control' in drawn   # named within the loop
+    run_metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        sess.run(total, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                 run_metadata=run_metadata)
+    rows = visualize.schedule(run_metadata.step_stats)
+    assert {(r.frame, r.iteration) for r in rows if r.node == "while/add_1"} == {
+        (";0;while/while_context", k) for k in range(3)}
+    gantt = visualize.schedule_to_mermaid(run_metadata.step_stats, lanes="iteration")
+    sections = [line.strip() for line in gantt.splitlines() if line.strip().startswith("section ")]
+    assert sections == ["section outside loops"] + [
+        "section while/while_context iteration %d" % k for k in range(4)]
+
+
+def test_a_nested_loop_lane_names_the_outer_iteration_too():
+    def outer_body(i, s):
+        _, inner = tf.while_loop(lambda j, t: j < 2, lambda j, t: (j + 1, t + j), [0, s],
+                                 name="inner")
+        return i + 1, inner
+
+    _, total = tf.while_loop(lambda i, s: i < 2, outer_body, [0, 0], name="outer")
+    run_metadata = tf.RunMetadata()
+    with tf.Session() as sess:
+        assert sess.run(total, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+                        run_metadata=run_metadata) == 2
+    gantt = visualize.schedule_to_mermaid(run_metadata.step_stats, lanes="iteration")
+    assert ("section outer/while_context iteration 1, outer/inner/while_context iteration 1"
+            in gantt)
+
+
+def test_a_long_name_breaks_after_a_slash_so_that_its_box_stays_narrow():
+    with tf.name_scope("gradients/while/mul_grad/Mul_1"):
+        tf.constant(1.0, name="StackPopV2")
+    drawn = visualize.to_mermaid(tf.get_default_graph())
+    assert "<b>gradients/<br/>while/mul_grad/<br/>Mul_1/<br/>StackPopV2</b>" in drawn

@@ -315,3 +315,18 @@ def test_a_dataset_graph_tensorflow_wrote_runs():
     next_element = tf.get_default_graph().get_tensor_by_name("IteratorGetNext:0")
     with tf.Session() as sess:
         assert [v.tolist() for v in drain(next_element, sess)] == [[0, 6], [12]]
+
+
+def test_conds_loops_and_checks_in_a_map_function():
+    def fn(x):
+        large = tf.cond(x > 2, lambda: x * 10, lambda: x)
+        _, steps = tf.while_loop(lambda i, total: i < x, lambda i, total: (i + 1, total + 2),
+                                 [tf.constant(0, tf.int64), tf.constant(0, tf.int64)])
+        as_float = tf.cast(x, tf.float32)
+        with tf.control_dependencies([tf.assert_less(as_float, 5.0)]):  # a guarded Assert
+            return large, steps + 0
+
+    assert elements(tf.data.Dataset.range(5).map(fn)) == [
+        (0, 0), (1, 2), (2, 4), (30, 6), (40, 8)]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="assertion failed"):
+        elements(tf.data.Dataset.range(6).map(fn))

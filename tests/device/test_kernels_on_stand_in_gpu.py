@@ -435,6 +435,74 @@ def variables_and_updates(other):
                        tf.is_variable_initialized(uninitialized)])
 
 
+@case("Switch", "Merge", "Assert")
+def conds_and_asserts(other):
+    a, b = tf.constant(MATRIX), tf.constant(POSITIVE)
+    taken = tf.cond(tf.reduce_sum(b) > 0.0, lambda: a * b, lambda: a - b)
+    not_taken = tf.cond(tf.reduce_sum(b) < 0.0, lambda: a * b, lambda: a - b)
+    with tf.control_dependencies([tf.Assert(tf.reduce_all(b > 0.0), ["positive", b]),
+                                  tf.Assert(tf.constant(True), ["ints", tf.constant([1])])]):
+        checked = tf.identity(b)
+    return Case([taken, not_taken, checked])
+
+
+@case("Assert")
+def a_failed_assert(other):
+    return Case([tf.Assert(tf.reduce_all(tf.constant(MATRIX) > 0.0), ["not positive"])],
+                error=tf.errors.InvalidArgumentError)
+
+
+@case("Enter", "Exit", "NextIteration", "LoopCond", "StackV2", "StackPushV2", "StackPopV2",
+      "ControlTrigger")
+def a_while_loop_and_its_gradient(other):
+    a, x = tf.constant(MATRIX), tf.constant(POSITIVE)
+    out = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x), [0, a])[1]
+    return Case([out, tf.gradients(tf.reduce_sum(out), x)[0]])
+
+
+@case("StackCloseV2")
+def a_stack_used_by_hand(other):
+    handle = apply_op("StackV2", max_size=tf.constant(-1), elem_type=tf.float32)
+    pushed = apply_op("StackPushV2", handle=handle, elem=tf.constant(MATRIX))
+    with tf.control_dependencies([pushed]):
+        popped = apply_op("StackPopV2", handle=handle, elem_type=tf.float32)
+    with tf.control_dependencies([popped]):
+        closed = apply_op("StackCloseV2", handle=handle)
+    with tf.control_dependencies([closed]):
+        result = tf.identity(popped)
+    return Case([result])
+
+
+@case("TensorArrayV3", "TensorArrayWriteV3", "TensorArrayReadV3", "TensorArrayGatherV3",
+      "TensorArrayScatterV3", "TensorArrayConcatV3", "TensorArraySplitV3",
+      "TensorArraySizeV3", "TensorArrayCloseV3", "TensorArrayGradV3")
+def tensor_arrays(other):
+    a = tf.constant(MATRIX)
+    ta = tf.TensorArray(tf.float32, size=3, clear_after_read=False).unstack(a)
+    read = ta.read(1) * 2.0
+    gathered = ta.gather([2, 0])
+    written = tf.TensorArray(tf.float32, size=2, clear_after_read=False).write(0, a).write(
+        1, a * 3.0)
+    split = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(a, [1, 2])
+    size = written.size()
+    with tf.control_dependencies([written.concat()]):
+        closed = written.close()
+    with tf.control_dependencies([closed]):
+        after_close = tf.identity(size)
+    grad = tf.gradients(tf.reduce_sum(ta.stack() * a), a)[0]
+    return Case([read, gathered, written.concat(), split.concat(), after_close, grad])
+
+
+@case("RefSwitch", "RefMerge", "RefEnter", "RefExit", "RefNextIteration", "RefIdentity")
+def references_in_a_cond_and_a_loop(other):
+    v = tf.Variable(MATRIX, name="v")
+    w = tf.Variable(POSITIVE, name="w")
+    chosen = tf.cond(tf.constant(True), lambda: v._ref(), lambda: w._ref()) * 2.0
+    looped = tf.while_loop(lambda r: tf.reduce_sum(r) > -1e9, lambda r: r, [w._ref()],
+                           maximum_iterations=2)
+    return Case([chosen, looped * 1.0], before=[[v.initializer, w.initializer]])
+
+
 def _training(optimizer, sparse):
     """Two steps of `optimizer` on a small model; compares the variables and their slots."""
     w = tf.Variable(MATRIX, name="w")

@@ -224,35 +224,27 @@ def short(device):
     return device.split("/", 3)[3].replace("device:", "")
 
 
-def test_the_master_splits_by_task_and_each_worker_by_device():
+def test_the_master_splits_by_task_and_each_worker_by_device(two_tasks_of_two_cpus):
     """Two tasks of two CPUs each, in this process: a share per task, a partition per device."""
-    from local_cluster import free_port  # noqa: PLC0415
-    spec = {"worker": ["127.0.0.1:%d" % free_port(), "127.0.0.1:%d" % free_port()]}
-    two_cpus = tf.ConfigProto(device_count={"CPU": 2})
-    servers = [tf.train.Server(spec, job_name="worker", task_index=i, config=two_cpus)
-               for i in (0, 1)]
-    try:
-        x = tf.placeholder(tf.float32, [2], name="x")
-        with tf.device("/job:worker/task:1/device:CPU:0"):
-            a = tf.multiply(x, 2.0, name="a")
-        with tf.device("/job:worker/task:1/device:CPU:1"):
-            b = tf.add(a, 1.0, name="b")
-        run_metadata = tf.RunMetadata()
-        with tf.Session(servers[0].target) as sess:
-            assert len(sess.list_devices()) == 4
-            value = sess.run(b, {x: [1.0, 2.0]}, run_metadata=run_metadata,
-                             options=tf.RunOptions(output_partition_graphs=True))
-        np.testing.assert_array_equal(value, [3.0, 5.0])
-        devices = {g.node[0].device for g in run_metadata.partition_graphs}
-        assert devices == {"/job:worker/replica:0/task:0/device:CPU:0",
-                           "/job:worker/replica:0/task:1/device:CPU:0",
-                           "/job:worker/replica:0/task:1/device:CPU:1"}
-        sends = {(short(n.attr["send_device"]), short(n.attr["recv_device"]))
-                 for g in run_metadata.partition_graphs for n in g.node
-                 if n.op == "_Send" and not n.attr["client_terminated"]}
-        # x from the client's task to task 1, a between task 1's two CPUs, b back.
-        assert sends == {("task:0/CPU:0", "task:1/CPU:0"), ("task:1/CPU:0", "task:1/CPU:1"),
-                         ("task:1/CPU:1", "task:0/CPU:0")}
-    finally:
-        for server in servers:
-            server._server.stop()
+    x = tf.placeholder(tf.float32, [2], name="x")
+    with tf.device("/job:worker/task:1/device:CPU:0"):
+        a = tf.multiply(x, 2.0, name="a")
+    with tf.device("/job:worker/task:1/device:CPU:1"):
+        b = tf.add(a, 1.0, name="b")
+    run_metadata = tf.RunMetadata()
+    with tf.Session(two_tasks_of_two_cpus[0]) as sess:
+        assert len(sess.list_devices()) == 4
+        value = sess.run(b, {x: [1.0, 2.0]}, run_metadata=run_metadata,
+                         options=tf.RunOptions(output_partition_graphs=True))
+    np.testing.assert_array_equal(value, [3.0, 5.0])
+    devices = {g.node[0].device for g in run_metadata.partition_graphs}
+    assert devices == {"/job:worker/replica:0/task:0/device:CPU:0",
+                       "/job:worker/replica:0/task:1/device:CPU:0",
+                       "/job:worker/replica:0/task:1/device:CPU:1"}
+    sends = {(short(n.attr["send_device"]), short(n.attr["recv_device"]))
+             for g in run_metadata.partition_graphs for n in g.node
+             if n.op == "_Send" and not n.attr["client_terminated"]}
+    # x from the client's task to task 1, a between task 1's two CPUs, b back.
+    assert sends == {("task:0/CPU:0", "task:1/CPU:0"), ("task:1/CPU:0", "task:1/CPU:1"),
+                     ("task:1/CPU:1", "task:0/CPU:0")}
+

@@ -270,9 +270,10 @@ def test_a_node_is_long_when_its_last_two_runs_were_long():
     assert not costs.is_long(0)  # once is not enough: it may have been a busy moment
     costs.observe(0, 2.0)
     assert costs.recent(0) == (1.0, 2.0) and costs.is_long(0)
+    assert costs.long_ids == {0}  # what the policy asks before it scans the ready nodes
     costs.observe(0, 1e-6)  # one quick run and it is short again
     assert costs.recent(0) == (2.0, 1e-6) and not costs.is_long(0)
-    assert costs.recent(1) == ()
+    assert costs.recent(1) == () and costs.long_ids == set()
 
 
 def test_one_inter_op_thread_runs_everything_on_the_calling_thread():

@@ -334,3 +334,17 @@ def test_an_embedding_column_can_start_from_a_checkpoint(tmp_path):
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         np.testing.assert_array_equal(sess.run(dense), table[[2, 0]])
+
+
+def test_unknown_rank_is_checked_and_expanded_in_a_cond():
+    price = tf.placeholder(tf.float32, shape=None, name="price")
+    out = fc.input_layer({"price": price}, [fc.numeric_column("price")])
+    graph = tf.get_default_graph()
+    merge = graph.get_operation_by_name("input_layer/price/cond/Merge")
+    assert merge.type == "Merge"
+    rank = graph.get_operation_by_name("input_layer/price/Rank_1")
+    assert [op.type for op in rank.control_inputs] == ["Assert"]
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Feature \(key: price\) cannot have rank 0"):
+            sess.run(out, {price: 1.0})

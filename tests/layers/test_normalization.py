@@ -147,3 +147,19 @@ def test_bad_axes_are_rejected():
         tf.layers.batch_normalization(tf.placeholder(tf.float32, [3, None]))
     with pytest.raises(TypeError, match="axis must be int or list"):
         tf.layers.BatchNormalization(axis="1")
+
+
+def test_a_training_tensor_builds_tensorflows_conds():
+    # TF's smart_cond: the statistics and each moving-average update are a tf.cond, and
+    # the updates in UPDATE_OPS are their Merges (the AssignSub runs only when training).
+    x = tf.placeholder(tf.float32, [None, 3])
+    training = tf.placeholder(tf.bool, [])
+    layer = tf.layers.BatchNormalization()
+    layer(x, training=training)
+    updates = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+    assert [(u.name, u.type) for u in updates] == [("batch_normalization/cond_2/Merge", "Merge"),
+                                                  ("batch_normalization/cond_3/Merge", "Merge")]
+    graph = tf.get_default_graph()
+    assert graph.get_operation_by_name("batch_normalization/cond_2/AssignMovingAvg").type == \
+        "AssignSub"
+    assert graph.get_operation_by_name("batch_normalization/cond/Merge").type == "Merge"

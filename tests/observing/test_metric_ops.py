@@ -102,3 +102,30 @@ def test_confusion_matrix_counts_and_weighs_pairs():
 def test_confusion_matrix_checks_its_classes(labels, predictions, message):
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         run(tf.confusion_matrix(labels, predictions, num_classes=3))
+
+
+def test_ranks_known_only_at_run_time_are_squeezed_in_a_cond():
+    labels = tf.placeholder(tf.int32, None, name="labels")
+    predictions = tf.placeholder(tf.int32, None, name="predictions")
+    counts = tf.confusion_matrix(labels, predictions, num_classes=2)
+    assert "Switch" in {op.type for op in tf.get_default_graph().get_operations()}
+    for label_rows, prediction_rows in [([[0], [1]], [1, 1]), ([0, 1], [[1], [1]]),
+                                        ([0, 1], [1, 1])]:
+        np.testing.assert_array_equal(
+            run(counts, {labels: label_rows, predictions: prediction_rows}), [[0, 1], [0, 1]])
+
+
+def test_weights_of_a_rank_known_only_at_run_time_are_fitted_and_checked():
+    values = tf.placeholder(tf.float32, [3], name="values")
+    weights = tf.placeholder(tf.float32, None, name="weights")
+    mean, update = tf.metrics.mean(values, weights)
+    feed = {values: [1.0, 2.0, 4.0]}
+    with tf.Session() as sess:
+        sess.run(tf.local_variables_initializer())
+        for fitting in ([[1.0], [0.0], [1.0]], [1.0, 0.0, 1.0], 2.0):  # squeezed, kept, scalar
+            sess.run(update, {**feed, weights: fitting})
+        np.testing.assert_allclose(sess.run(mean), (5.0 + 5.0 + 14.0) / (2.0 + 2.0 + 6.0))
+        for wrong in ([1.0, 0.0], [[[1.0], [0.0], [1.0]]]):  # a dimension, then the rank
+            with pytest.raises(tf.errors.InvalidArgumentError,
+                               match="weights can not be broadcast to values"):
+                sess.run(update, {**feed, weights: wrong})

@@ -172,19 +172,19 @@ def test_load_writes_a_value_without_new_ops():
         v.load([1.0, 2.0])
 
 
-def test_initialized_value_initializes_another_variable():
+def test_initialized_value_is_a_cond_on_is_variable_initialized():
     v = tf.Variable(tf.random_uniform([3], seed=1), name="v")
     w = tf.Variable(v.initialized_value() * 2.0, name="w")
-    read_after_init = v.initialized_value().op
-    assert read_after_init.type == "Identity"
-    assert read_after_init.control_inputs == [v.initializer]
+    value = v.initialized_value()
+    assert (value.op.name, value.op.type) == ("cond_1/Merge", "Merge")
     with tf.Session() as sess:
-        sess.run(w.initializer)  # runs v's initializer first
-        v_value, w_value = sess.run([v, w])
-        np.testing.assert_allclose(w_value, 2.0 * v_value)
+        sess.run(w.initializer)  # takes v's initial value; v itself stays uninitialized
+        with pytest.raises(tf.errors.FailedPreconditionError):
+            sess.run(v)
         sess.run(tf.global_variables_initializer())
         v_value, w_value = sess.run([v, w])
         np.testing.assert_allclose(w_value, 2.0 * v_value)
+        np.testing.assert_allclose(sess.run(value), v_value)  # initialized: the variable's value
 
 
 # --- updates ---------------------------------------------------------------------------

@@ -64,6 +64,9 @@ register_op("PlaceholderWithDefault").input("input: dtype").output("output: dtyp
     "dtype: type").attr("shape: shape").set_shape_fn(_placeholder_shape)
 register_op("Identity").input("input: T").output("output: T").attr("T: type").set_shape_fn(
     common_shapes.unchanged_shape)
+# A variable's reference passed on as a reference (a loop variable that is one).
+register_op("RefIdentity").input("input: Ref(T)").output("output: Ref(T)").attr(
+    "T: type").set_shape_fn(common_shapes.unchanged_shape).set_allows_uninitialized_input()
 register_op("StopGradient").input("input: T").output("output: T").attr(
     "T: type").set_shape_fn(common_shapes.unchanged_shape)
 

@@ -1,4 +1,5 @@
-"""The OpDefs of the data-flow ops: DynamicPartition, ParallelDynamicStitch, and the queues.
+"""The OpDefs of the data-flow ops: DynamicPartition, ParallelDynamicStitch, stacks,
+TensorArrays and queues.
 
 DynamicPartition and ParallelDynamicStitch split a tensor's rows into N
 outputs by a partition index, and stitch rows back together by index; the
@@ -10,6 +11,13 @@ priority kinds) outputs the handle of a queue in its device's resource
 manager; the `Queue*V2` ops enqueue into it, dequeue from it, close it and
 ask its size (constructors in `minitf/ops/data_flow_ops.py`, kernels in
 `minitf/kernels/cpu/queue_kernels.py`).
+
+Stacks (`StackV2`, `StackPushV2`, `StackPopV2`) and TensorArrays
+(`TensorArrayV3` and the ops on it) are resources of one step: a loop's
+gradient saves each iteration's forward values on a stack, and a loop
+writes or reads one element of a TensorArray per iteration (constructors in
+`minitf/ops/data_flow_ops.py` and `tensor_array_ops.py`, kernels in
+`minitf/kernels/cpu/data_flow_kernels.py`).
 
 Mirrors `tensorflow/core/ops/data_flow_ops.cc`.
 """
@@ -40,6 +48,88 @@ register_op("ParallelDynamicStitch").input("indices: N * int32").input(
     common_shapes.unknown_shape)
 
 
+# --- stacks: where a loop's gradient saves the forward values of each iteration ----
+
+def _stack_push_shape(op):
+    return [op.inputs[1].shape]
+
+
+register_op("StackV2").input("max_size: int32").output("handle: resource").attr(
+    "elem_type: type").attr("stack_name: string = ''").set_is_stateful().set_shape_fn(
+    common_shapes.scalar_shape)
+register_op("StackPushV2").input("handle: resource").input("elem: T").output("output: T").attr(
+    "T: type").attr("swap_memory: bool = false").set_is_stateful().set_shape_fn(
+    _stack_push_shape)
+register_op("StackPopV2").input("handle: resource").output("elem: elem_type").attr(
+    "elem_type: type").set_is_stateful().set_shape_fn(common_shapes.unknown_shape)
+register_op("StackCloseV2").input("handle: resource").set_is_stateful().set_shape_fn(
+    common_shapes.no_outputs)
+
+
+# --- TensorArrays: a list of tensors a loop writes and reads, one per iteration -----
+# Every op takes the array's handle and a *flow* scalar and (if it writes) gives a
+# new flow: the flow is a data edge that orders the ops on one array.
+
+def _tensor_array_shape(op):
+    common_shapes.with_rank(op.inputs[0].shape, 0)
+    return [tensor_shape.scalar(), tensor_shape.scalar()]
+
+
+def _flow_out_shape(op):
+    return [tensor_shape.scalar()]
+
+
+def _tensor_array_read_shape(op):
+    common_shapes.with_rank(op.inputs[1].shape, 0)
+    return [tensor_shape.unknown_shape()]
+
+
+def _tensor_array_gather_shape(op):
+    indices = common_shapes.with_rank(op.inputs[1].shape, 1)
+    element_shape = op.get_attr("element_shape")
+    return [tensor_shape.TensorShape([indices.dims[0]]).concatenate(element_shape)]
+
+
+def _tensor_array_concat_shape(op):
+    element_shape = op.get_attr("element_shape_except0")
+    if element_shape.ndims is None:
+        value = tensor_shape.unknown_shape()
+    else:
+        value = tensor_shape.TensorShape([None]).concatenate(element_shape)
+    return [value, tensor_shape.TensorShape([None])]
+
+
+register_op("TensorArrayV3").input("size: int32").output("handle: resource").output(
+    "flow: float").attr("dtype: type").attr("element_shape: shape = None").attr(
+    "dynamic_size: bool = false").attr("clear_after_read: bool = true").attr(
+    "identical_element_shapes: bool = false").attr("tensor_array_name: string = ''").set_is_stateful(
+    ).set_shape_fn(_tensor_array_shape)
+register_op("TensorArrayGradV3").input("handle: resource").input("flow_in: float").output(
+    "grad_handle: resource").output("flow_out: float").attr("source: string").set_is_stateful(
+    ).set_shape_fn(lambda op: [tensor_shape.scalar(), tensor_shape.scalar()])
+register_op("TensorArrayWriteV3").input("handle: resource").input("index: int32").input(
+    "value: T").input("flow_in: float").output("flow_out: float").attr("T: type").set_is_stateful(
+    ).set_shape_fn(_flow_out_shape)
+register_op("TensorArrayReadV3").input("handle: resource").input("index: int32").input(
+    "flow_in: float").output("value: dtype").attr("dtype: type").set_is_stateful().set_shape_fn(
+    _tensor_array_read_shape)
+register_op("TensorArrayGatherV3").input("handle: resource").input("indices: int32").input(
+    "flow_in: float").output("value: dtype").attr("dtype: type").attr(
+    "element_shape: shape = None").set_is_stateful().set_shape_fn(_tensor_array_gather_shape)
+register_op("TensorArrayScatterV3").input("handle: resource").input("indices: int32").input(
+    "value: T").input("flow_in: float").output("flow_out: float").attr("T: type").set_is_stateful(
+    ).set_shape_fn(_flow_out_shape)
+register_op("TensorArrayConcatV3").input("handle: resource").input("flow_in: float").output(
+    "value: dtype").output("lengths: int64").attr("dtype: type").attr(
+    "element_shape_except0: shape = None").set_is_stateful().set_shape_fn(
+    _tensor_array_concat_shape)
+register_op("TensorArraySplitV3").input("handle: resource").input("value: T").input(
+    "lengths: int64").input("flow_in: float").output("flow_out: float").attr(
+    "T: type").set_is_stateful().set_shape_fn(_flow_out_shape)
+register_op("TensorArraySizeV3").input("handle: resource").input("flow_in: float").output(
+    "size: int32").set_is_stateful().set_shape_fn(common_shapes.scalar_shape)
+register_op("TensorArrayCloseV3").input("handle: resource").set_is_stateful().set_shape_fn(
+    common_shapes.no_outputs)
 # --- queues ----------------------------------------------------------------------------
 
 def _queue(name, extra_attrs=()):

@@ -3,7 +3,7 @@
 `Assert` takes a boolean scalar and a list of tensors of any types, which
 its error message prints (each summarized to its first `summarize`
 elements). It has no outputs: other ops run after it through control
-dependencies. The constructor is in `minitf/ops/logging_ops.py`, the
+dependencies. The constructor is in `minitf/ops/control_flow_ops.py`, the
 kernel in `minitf/kernels/cpu/logging_kernels.py`.
 
 A summary op turns a tag and a tensor into one string scalar: the bytes of a

@@ -7,6 +7,8 @@ device's array module, and so serve both device types.
 from minitf.kernels import runtime_ops  # noqa: F401
 from minitf.kernels.cpu import array_kernels  # noqa: F401
 from minitf.kernels.cpu import candidate_sampling_kernels  # noqa: F401
+from minitf.kernels.cpu import control_flow_kernels  # noqa: F401
+from minitf.kernels.cpu import data_flow_kernels  # noqa: F401
 from minitf.kernels.cpu import io_kernels  # noqa: F401
 from minitf.kernels.cpu import logging_kernels  # noqa: F401
 from minitf.kernels.cpu import lookup_kernels  # noqa: F401

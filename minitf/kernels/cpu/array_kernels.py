@@ -80,6 +80,11 @@ def identity(ctx, value):
     return value
 
 
+@register_kernel("RefIdentity", ALL_DEVICE_TYPES, is_expensive=False)
+def ref_identity(ctx, ref):
+    return ref  # the variable itself (a Var), not its value
+
+
 @register_kernel("IdentityN", ALL_DEVICE_TYPES, is_expensive=False)
 def identity_n(ctx, *values):
     return list(values)

@@ -22,7 +22,7 @@ from minitf.framework.kernel_registry import ALL_DEVICE_TYPES, register_kernel
 from minitf.kernels.kernel_util import host_array, invalid, shape_text
 
 
-@register_kernel("Assert", "CPU")
+@register_kernel("Assert", ALL_DEVICE_TYPES, is_expensive=False)
 def assert_(ctx, condition, *data, T, summarize):  # noqa: N803 - the attr's name
     del T
     condition = host_array(ctx, condition)

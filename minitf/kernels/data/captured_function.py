@@ -15,6 +15,13 @@ inputs are the results. No pending counts, no threads, no locks; a kernel
 sees the same OpKernelContext it sees in a step. An error names the node
 and the function.
 
+A body with control flow (a `tf.cond`, a `tf.while_loop`, or a check
+guarded by one) needs what the small executor does not have: dead tensors,
+frames and iterations. Such a body runs on the session's Executor instead,
+one step per call (`minitf/executor/function.py`, reached through
+`minitf/framework/function_runtime.py`: a kernel cannot import the
+executor).
+
 Mirrors `tensorflow/core/kernels/data/captured_function.cc` and, for the
 way a function body runs, `tensorflow/core/common_runtime/function.cc`
 (FunctionLibraryRuntime) with a single-threaded executor.
@@ -25,6 +32,7 @@ import collections
 import numpy as np
 
 from minitf.framework import buffers
+from minitf.framework import function_runtime
 from minitf.framework.kernel_registry import find_kernel
 from minitf.framework.op_def import get_op_def
 from minitf.framework.op_kernel import OpKernelContext
@@ -38,6 +46,19 @@ class _Node:
 
     __slots__ = ("name", "op_type", "device", "state", "fn", "kwargs", "inputs", "arg_index",
                  "single_output")
+
+
+# The ops of conds and loops: a body holding one runs on the session's Executor.
+_CONTROL_FLOW_OPS = frozenset(("Switch", "RefSwitch", "Merge", "RefMerge", "Enter", "RefEnter",
+                               "Exit", "RefExit", "NextIteration", "RefNextIteration",
+                               "LoopCond", "ControlTrigger"))
+
+
+def instantiate(function_def, device):
+    """The function planned for `device`: the small executor, or the Executor for control flow."""
+    if any(node.op in _CONTROL_FLOW_OPS for node in function_def.node):
+        return function_runtime.instantiate_with_control_flow(function_def, device)
+    return InstantiatedFunction(function_def, device)
 
 
 class InstantiatedFunction:
@@ -146,7 +167,7 @@ class CapturedFunction:
 
     def _instantiated(self):
         if self._instance is None:
-            self._instance = InstantiatedFunction(self.function_def, self.device)
+            self._instance = instantiate(self.function_def, self.device)
         return self._instance
 
     def run(self, components):
