@@ -15,7 +15,8 @@ A SparseTensor's values get gradients; its indices and dense shape do not.
 
 Mirrors the segment gradients of `tensorflow/python/ops/math_grad.py` and
 `tensorflow/python/ops/sparse_grad.py` (SparseToDense, SparseFillEmptyRows,
-SparseReorder, SparseAdd, SparseTensorDenseAdd).
+SparseReorder, SparseAdd, SparseTensorDenseAdd, SparseTensorDenseMatMul,
+SparseReduceSum, SparseSoftmax, SparseSlice).
 """
 
 from minitf.autodiff.registry import NotDifferentiable
@@ -267,3 +268,71 @@ def _sparse_tensor_dense_add_grad(op, out_grad):
     """The dense operand gets all of the gradient; each sparse value its position's."""
     sp_indices = op.inputs[0]
     return None, array_ops.gather_nd(out_grad, sp_indices), None, out_grad
+
+
+# =============================================================================
+# The tf.sparse ops
+# =============================================================================
+
+# Max reductions, elementwise extremes, splits and counts: TF registers no working gradient.
+for _op_type in ("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
+                 "SparseSparseMaximum", "SparseSparseMinimum", "SparseSplit",
+                 "SparseSliceGrad", "SparseDenseCwiseAdd", "DenseCountSparseOutput",
+                 "SparseCountSparseOutput"):
+    NotDifferentiable(_op_type)
+
+
+@RegisterGradient("SparseTensorDenseMatMul")
+def _sparse_tensor_dense_mat_mul_grad(op, grad):
+    """b gets op(a)^T @ grad; each value a[i, k] the dot of grad's row i and op(b)'s row k."""
+    a_indices, _, a_shape = op.inputs[:3]
+    b = op.inputs[3]
+    adj_a = op.get_attr("adjoint_a")
+    adj_b = op.get_attr("adjoint_b")
+    b_grad = sparse_ops.sparse_tensor_dense_matmul(
+        sparse_tensor.SparseTensor(a_indices, op.inputs[1], a_shape), grad,
+        adjoint_a=not adj_a)
+    if adj_b:
+        b_grad = array_ops.transpose(b_grad)
+    rows = a_indices[:, 0]
+    cols = a_indices[:, 1]
+    parts_a = array_ops.gather(grad, rows if not adj_a else cols)
+    parts_b = array_ops.gather(b if not adj_b else array_ops.transpose(b),
+                               cols if not adj_a else rows)
+    a_values_grad = math_ops.reduce_sum(parts_a * parts_b, axis=1)
+    return None, a_values_grad, None, b_grad
+
+
+@RegisterGradient("SparseReduceSum")
+def _sparse_reduce_sum_grad(op, out_grad):
+    """Each entry gets the gradient of the output index it was summed into."""
+    sp_indices = op.inputs[0]
+    sp_shape = op.inputs[2]
+    output_shape_kept_dims = math_ops.reduced_shape(sp_shape, op.inputs[3])
+    out_grad_reshaped = array_ops.reshape(out_grad, output_shape_kept_dims)
+    scale = sp_shape // math_ops.cast(output_shape_kept_dims, dtypes.int64)
+    return None, array_ops.gather_nd(out_grad_reshaped, sp_indices // scale), None, None
+
+
+@RegisterGradient("SparseSoftmax")
+def _sparse_softmax_grad(op, grad):
+    """softmax's gradient per innermost row: (grad - sum(grad * out)) * out."""
+    indices, shape = op.inputs[0], op.inputs[2]
+    out_vals = op.outputs[0]
+    sp_output = sparse_tensor.SparseTensor(indices, out_vals, shape)
+    sp_grad = sparse_tensor.SparseTensor(indices, grad, shape)
+    sp_product = sparse_tensor.SparseTensor(indices, sp_output.values * sp_grad.values, shape)
+    sum_reduced = -sparse_ops.sparse_reduce_sum(sp_product, [-1], keepdims=True)
+    sp_sum = sparse_ops.sparse_dense_cwise_add(sp_grad, sum_reduced)
+    return None, sp_sum * sp_output.values, None
+
+
+@RegisterGradient("SparseSlice")
+def _sparse_slice_grad(op, *grads):
+    """The kept input entries get their output entries' gradients."""
+    backprop_val_grad = grads[1]
+    input_indices, input_start = op.inputs[0], op.inputs[3]
+    output_indices = op.outputs[0]
+    val_grad = sparse_ops.sparse_slice_grad(backprop_val_grad, input_indices, input_start,
+                                            output_indices)
+    return None, val_grad, None, None, None

@@ -18,6 +18,14 @@ ops in between come in three families:
   (`sparse_retain`, built from Where and Gather), sort its entries
   (SparseReorder), join several (SparseConcat) or add two (SparseAdd,
   SparseTensorDenseAdd).
+* **The rest of `tf.sparse`** multiplies a SparseTensor with a dense matrix
+  (SparseTensorDenseMatMul), reduces it (SparseReduceSum/Max, dense or
+  sparse), takes a softmax per row (SparseSoftmax), an elementwise max or
+  min of two (SparseSparseMaximum/Minimum), cuts it (SparseSlice,
+  SparseSplit); and composites rebuild SparseTensors from the ops above
+  (from_dense, eye, expand_dims, transpose, merge, to_indicator,
+  reset_shape), with TensorFlow's node names. `minitf/sparse.py` exports
+  all of them under their `tf.sparse` names.
 
 `tf.nn.embedding_lookup_sparse` (in `minitf/ops/embedding_ops.py`) chains
 them: unique ids -> Gather -> SparseSegmentSum/Mean/SqrtN. Kernels live in
@@ -31,6 +39,8 @@ Mirrors `tensorflow/python/ops/sparse_ops.py` and the segment functions of
 `tensorflow/python/ops/math_ops.py`.
 """
 
+import numbers
+
 import numpy as np
 
 from minitf.graph import dtypes
@@ -42,6 +52,8 @@ from minitf.graph.sparse_tensor import SparseTensor
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.graph.tensor_util import constant_value
 from minitf.ops import array_ops
+from minitf.ops import check_ops
+from minitf.ops import control_flow_ops
 from minitf.ops import math_ops
 
 __all__ = [
@@ -52,6 +64,10 @@ __all__ = [
     # SparseTensor ops
     "sparse_tensor_to_dense", "sparse_to_dense", "sparse_reshape", "sparse_fill_empty_rows",
     "sparse_retain", "sparse_placeholder", "sparse_reorder", "sparse_concat", "sparse_add",
+    "sparse_to_indicator", "sparse_merge", "sparse_transpose", "sparse_reset_shape",
+    "sparse_tensor_dense_matmul", "sparse_reduce_sum", "sparse_reduce_sum_sparse",
+    "sparse_reduce_max", "sparse_reduce_max_sparse", "sparse_maximum", "sparse_minimum",
+    "sparse_softmax", "sparse_slice", "sparse_split",
 ]
 
 
@@ -479,3 +495,427 @@ def _as_int64_unless_string(tensor):
     if not tensor.dtype.is_integer:
         raise TypeError("SparseCross takes string or integer features, got %s." % tensor.dtype)
     return math_ops.cast(tensor, dtypes.int64)
+
+
+# =============================================================================
+# Composites: SparseTensors rebuilt from the ops above and the dense ones
+# =============================================================================
+
+def from_dense(tensor, name=None):
+    """The SparseTensor of the entries of `tensor` that are not zero (or "", or False)."""
+    with ops.name_scope(name, "dense_to_sparse"):
+        tensor = convert_to_tensor(tensor)
+        indices = math_ops.where(
+            math_ops.not_equal(tensor, array_ops.zeros_like(tensor)))
+        values = array_ops.gather_nd(tensor, indices)
+        shape = array_ops.shape(tensor, out_type=dtypes.int64)
+        return sparse_tensor.SparseTensor(indices, values, shape)
+
+
+def sparse_to_indicator(sp_input, vocab_size, name=None):
+    """A dense bool tensor, one more dimension of `vocab_size`: True at each row's ids.
+
+    `sp_input` holds int ids (in its last dimension, any number per row);
+    out[i, ..., id] is True for the ids of row [i, ...].
+    """
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    with ops.name_scope(name, "SparseToIndicator", [sp_input]) as name:
+        num_entries = array_ops.shape(sp_input.indices)[0]
+        new_values = array_ops.fill(array_ops.expand_dims(num_entries, 0), True)
+        sp_values = sparse_tensor.SparseTensor(sp_input.indices, new_values,
+                                               sp_input.dense_shape)
+        sp_new = _sparse_merge_impl(sp_input, sp_values, vocab_size, name)
+        # An id may repeat within a row: repeated indices are fine for an indicator.
+        return sparse_tensor_to_dense(sp_new, default_value=False, validate_indices=False,
+                                      name=name)
+
+
+def sparse_merge(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    """One SparseTensor from ids and values: entry [..., ids[k]] holds values[k].
+
+    The last dimension of `sp_values` is replaced by one of `vocab_size`
+    (a list of ids and sizes makes several). The result is reordered unless
+    `already_sorted`.
+    """
+    return _sparse_merge_impl(sp_ids, sp_values, vocab_size, name, already_sorted)
+
+
+def _sparse_merge_impl(sp_ids, sp_values, vocab_size, name=None, already_sorted=False):
+    if isinstance(vocab_size, (ops.Tensor, numbers.Integral)):
+        vocab_size = [vocab_size]
+        sp_ids = [sp_ids]
+    if not isinstance(sp_ids, (list, tuple)) or len(sp_ids) != len(vocab_size):
+        raise ValueError("sp_ids and vocab_size must be lists of the same length.")
+    for sp_ids_dim in sp_ids:
+        if not isinstance(sp_ids_dim, sparse_tensor.SparseTensor):
+            raise TypeError("sp_ids must be a SparseTensor or a list of them.")
+    with ops.name_scope(name, "SparseMerge", [sp_ids, sp_values]):
+        sp_values = _convert_to_sparse_tensor(sp_values)
+        ids = []
+        for sp_ids_dim in sp_ids:
+            ids_dim = sp_ids_dim.values
+            if sp_ids_dim.dtype != dtypes.int64:
+                ids_dim = math_ops.cast(ids_dim, dtypes.int64)
+            ids += [array_ops.expand_dims(ids_dim, axis=1)]
+        vocab_size = [math_ops.cast(x, dtypes.int64) for x in vocab_size]
+        # The last index column gives way to the ids.
+        indices_columns_to_preserve = sp_values.indices[:, :-1]
+        new_indices = array_ops.concat([indices_columns_to_preserve] + ids, 1)
+        new_shape = array_ops.concat([sp_values.dense_shape[:-1], vocab_size], 0)
+        result = sparse_tensor.SparseTensor(new_indices, sp_values.values, new_shape)
+        if already_sorted:
+            return result
+        sorted_result = sparse_reorder(result)
+        return sparse_tensor.SparseTensor(sorted_result.indices, sorted_result.values,
+                                          new_shape)
+
+
+def sparse_expand_dims(sp_input, axis=None, name=None):
+    """`sp_input` with a dimension of size 1 inserted at `axis` (default: last)."""
+    rank = tensor_shape.dimension_value(sp_input.dense_shape.get_shape()[0])
+    if rank is None:
+        rank = array_ops.shape(sp_input.dense_shape)[0]
+    axis = -1 if axis is None else axis
+    with ops.name_scope(name, default_name="expand_dims", values=[sp_input]):
+        if isinstance(axis, numbers.Integral):
+            axis = convert_to_tensor(axis, name="axis", dtype=dtypes.int32)
+        elif not isinstance(axis, ops.Tensor):
+            raise TypeError("axis must be an int; got %s" % type(axis).__name__)
+        # A negative axis counts from the end of the new rank.
+        axis = array_ops.where_v2(axis >= 0, axis, axis + rank + 1)
+        column_size = array_ops.shape(sp_input.indices)[0]
+        new_index = array_ops.zeros([column_size, 1], dtype=dtypes.int64)
+        indices_before = array_ops.slice(sp_input.indices, [0, 0], [-1, axis])
+        indices_after = array_ops.slice(sp_input.indices, [0, axis], [-1, -1])
+        indices = array_ops.concat([indices_before, new_index, indices_after], axis=1)
+        shape_before = sp_input.dense_shape[:axis]
+        shape_after = sp_input.dense_shape[axis:]
+        new_shape = convert_to_tensor([1], name="new_shape", dtype=dtypes.int64)
+        shape = array_ops.concat([shape_before, new_shape, shape_after], axis=0)
+        return sparse_tensor.SparseTensor(indices=indices, values=sp_input.values,
+                                          dense_shape=shape)
+
+
+def sparse_eye(num_rows, num_columns=None, dtype=dtypes.float32, name=None):
+    """The sparse identity matrix [num_rows, num_columns]: ones on the diagonal."""
+    with ops.name_scope(name, default_name="eye", values=[num_rows, num_columns]):
+        num_rows = _make_int64_tensor(num_rows, "num_rows")
+        num_columns = (num_rows if num_columns is None
+                       else _make_int64_tensor(num_columns, "num_columns"))
+        diag_size = math_ops.minimum(num_rows, num_columns)
+        diag_range = math_ops.range(diag_size, dtype=dtypes.int64)
+        return sparse_tensor.SparseTensor(
+            indices=array_ops.stack([diag_range, diag_range], axis=1),
+            values=array_ops.ones(diag_size, dtype=dtype),
+            dense_shape=[num_rows, num_columns])
+
+
+def _make_int64_tensor(value, name):
+    if isinstance(value, numbers.Integral):
+        return convert_to_tensor(value, name=name, dtype=dtypes.int64)
+    if not isinstance(value, ops.Tensor):
+        raise TypeError("%s must be an integer value" % name)
+    if value.dtype == dtypes.int64:
+        return value
+    return math_ops.cast(value, dtypes.int64)
+
+
+def sparse_transpose(sp_input, perm=None, name=None):
+    """`sp_input` with its dimensions permuted by `perm` (default: reversed), reordered."""
+    with ops.name_scope(name, "SparseTranspose", [sp_input]) as name:
+        if perm is None:
+            rank = sp_input.get_shape().ndims
+            if rank is not None:
+                perm = (rank - 1) - np.arange(0, rank, 1)
+            else:
+                rank = array_ops.rank(sp_input)
+                perm = (rank - 1) - math_ops.range(0, rank, 1)
+        indices = sp_input.indices
+        transposed_indices = array_ops.transpose(
+            array_ops.gather(array_ops.transpose(indices), perm))
+        perm_ = constant_value(convert_to_tensor(perm))
+        if perm_ is not None and sp_input.get_shape().is_fully_defined():
+            old_shape_ = sp_input.get_shape().as_list()
+            transposed_dense_shape = [old_shape_[p] for p in perm_]
+        else:
+            transposed_dense_shape = array_ops.gather(sp_input.dense_shape, perm)
+        transposed_st = sparse_tensor.SparseTensor(transposed_indices, sp_input.values,
+                                                   transposed_dense_shape)
+        return sparse_reorder(transposed_st)
+
+
+def sparse_reset_shape(sp_input, new_shape=None):
+    """`sp_input` with dense shape `new_shape` (no smaller than the old one), or, without
+    it, the smallest shape that holds its indices."""
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    in_indices = array_ops.identity(sp_input.indices)
+    in_values = array_ops.identity(sp_input.values)
+    in_shape = array_ops.identity(sp_input.dense_shape)
+    if new_shape is None:
+        dim_low_bound = math_ops.reduce_max(in_indices, axis=0)
+        output_shape_tensor = math_ops.maximum(
+            convert_to_tensor(0, dtype=dtypes.int64),
+            math_ops.add(dim_low_bound, array_ops.ones_like(in_shape)))
+    else:
+        output_shape_tensor = convert_to_tensor(new_shape)
+        output_shape_tensor.get_shape().assert_has_rank(1)
+        output_shape_tensor = math_ops.cast(output_shape_tensor, dtypes.int64)
+        # Known while building: the rank mismatch is caught now.
+        output_shape_tensor.get_shape().dims[0].merge_with(in_shape.get_shape().dims[0])
+        output_shape_tensor_const = constant_value(output_shape_tensor)
+        if (output_shape_tensor_const is not None
+                and sp_input.get_shape().is_fully_defined()):
+            in_shape_const = np.array(sp_input.get_shape().as_list())
+            if not np.all(in_shape_const <= output_shape_tensor_const):
+                raise ValueError(
+                    "Requested new_shape should have dimension sizes >= sp_input.shape."
+                    "  Found new_shape (%s), sp_input.shape (%s)."
+                    % (in_shape_const, output_shape_tensor_const))
+            output_shape_tensor = output_shape_tensor_const
+        else:
+            # Known only when it runs: asserts check it then.
+            output_shape_tensor = control_flow_ops.with_dependencies([
+                check_ops.assert_equal(array_ops.shape(in_shape),
+                                       array_ops.shape(output_shape_tensor))],
+                output_shape_tensor)
+            output_shape_tensor = control_flow_ops.with_dependencies(
+                [check_ops.assert_less_equal(in_shape, output_shape_tensor)],
+                output_shape_tensor)
+    return sparse_tensor.SparseTensor(in_indices, in_values, output_shape_tensor)
+
+
+# =============================================================================
+# The tf.sparse ops: products, reductions, softmax, extremes, slices
+# =============================================================================
+
+def sparse_tensor_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
+    """op(sp_a) @ op(b) for a 2-D SparseTensor and a dense matrix: a dense matrix.
+
+    `adjoint_a`/`adjoint_b` transpose (and conjugate) an operand first.
+    """
+    sp_a = _convert_to_sparse_tensor(sp_a)
+    with ops.name_scope(name, "SparseTensorDenseMatMul", [sp_a.indices, sp_a.values, b]):
+        b = convert_to_tensor(b, name="b")
+        return apply_op("SparseTensorDenseMatMul", a_indices=sp_a.indices,
+                        a_values=sp_a.values, a_shape=sp_a.dense_shape, b=b,
+                        adjoint_a=adjoint_a, adjoint_b=adjoint_b)
+
+
+def _sparse_reduction_dims(sp_input, axis):
+    """`axis`, or every dimension of `sp_input` when it is None (TF's _ReductionDims)."""
+    if axis is not None:
+        return axis
+    rank = tensor_shape.dimension_value(sp_input.dense_shape.get_shape()[0])
+    if rank is not None:
+        return convert_to_tensor(np.arange(rank, dtype=np.int32))
+    return math_ops.range(0, array_ops.size(sp_input.dense_shape))
+
+
+def _sparse_reduce(op_type, sp_input, axis, keepdims, reduction_axes, keep_dims):
+    """The outputs of `op_type` over `axis` (or its older name `reduction_axes`)."""
+    if reduction_axes is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'reduction_axes'")
+        axis = reduction_axes
+    if keep_dims is not None:
+        if keepdims is not None:
+            raise ValueError("Cannot specify both 'keepdims' and 'keep_dims'")
+        keepdims = keep_dims
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    return apply_op(op_type, input_indices=sp_input.indices, input_values=sp_input.values,
+                    input_shape=sp_input.dense_shape,
+                    reduction_axes=_sparse_reduction_dims(sp_input, axis),
+                    keep_dims=bool(keepdims))
+
+
+def sparse_reduce_sum(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                      keep_dims=None):
+    """The sum of the entries of `sp_input` over `axis` (default: all): a dense tensor.
+
+    Missing entries count as 0; `keepdims` keeps the reduced dimensions with size 1.
+    """
+    return _sparse_reduce("SparseReduceSum", sp_input, axis, keepdims, reduction_axes,
+                          keep_dims)
+
+
+def sparse_reduce_max(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                      keep_dims=None):
+    """The max of the entries of `sp_input` over `axis` (default: all): a dense tensor.
+
+    Only the entries take part (missing ones are not 0 here); an index no
+    entry reduces into gets the lowest value of the dtype.
+    """
+    return _sparse_reduce("SparseReduceMax", sp_input, axis, keepdims, reduction_axes,
+                          keep_dims)
+
+
+def sparse_reduce_sum_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                             keep_dims=None):
+    """sparse_reduce_sum as a SparseTensor: only the indices some entry was summed into."""
+    return sparse_tensor.SparseTensor(*_sparse_reduce(
+        "SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes, keep_dims))
+
+
+def sparse_reduce_max_sparse(sp_input, axis=None, keepdims=None, reduction_axes=None,
+                             keep_dims=None):
+    """sparse_reduce_max as a SparseTensor: only the indices some entry reduced into."""
+    return sparse_tensor.SparseTensor(*_sparse_reduce(
+        "SparseReduceMaxSparse", sp_input, axis, keepdims, reduction_axes, keep_dims))
+
+
+def sparse_softmax(sp_input, name=None):
+    """A softmax over the entries of each innermost row of `sp_input` (rank >= 2).
+
+    The missing entries take no part (they are not zeros with weight e^0).
+    """
+    with ops.name_scope(name, "SparseSoftmax", [sp_input.indices, sp_input.values]):
+        out_vals = apply_op("SparseSoftmax", sp_indices=sp_input.indices,
+                            sp_values=sp_input.values, sp_shape=sp_input.dense_shape)
+        return sparse_tensor.SparseTensor(sp_input.indices, out_vals, sp_input.dense_shape)
+
+
+def sparse_dense_cwise_add(sp_t, dense_t, name=None):
+    """The values of `sp_t` plus `dense_t` broadcast to its dense shape, at its indices."""
+    return apply_op("SparseDenseCwiseAdd", name=name, sp_indices=sp_t.indices,
+                    sp_values=sp_t.values, sp_shape=sp_t.dense_shape, dense=dense_t)
+
+
+def _sparse_sparse_extreme(op_type, sp_a, sp_b, name):
+    with ops.name_scope(name, op_type, [sp_a.indices, sp_a.values, sp_b.indices,
+                                        sp_b.values]) as name:
+        out_indices, out_values = apply_op(
+            op_type, name=name, a_indices=sp_a.indices, a_values=sp_a.values,
+            a_shape=sp_a.dense_shape, b_indices=sp_b.indices, b_values=sp_b.values,
+            b_shape=sp_b.dense_shape)
+    return sparse_tensor.SparseTensor(out_indices, out_values, sp_a.dense_shape)
+
+
+def sparse_maximum(sp_a, sp_b, name=None):
+    """The elementwise max of two SparseTensors of one shape (a missing entry is 0)."""
+    return _sparse_sparse_extreme("SparseSparseMaximum", sp_a, sp_b, name)
+
+
+def sparse_minimum(sp_a, sp_b, name=None):
+    """The elementwise min of two SparseTensors of one shape (a missing entry is 0)."""
+    return _sparse_sparse_extreme("SparseSparseMinimum", sp_a, sp_b, name)
+
+
+def sparse_slice(sp_input, start, size, name=None):
+    """The entries of `sp_input` in the box [start, start + size), shifted to start at 0."""
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    start = convert_to_tensor(start, dtypes.int64)
+    size = convert_to_tensor(size, dtypes.int64)
+    with ops.name_scope(name, "SparseSlice", [sp_input]) as name:
+        output_indices, output_values, output_shape = apply_op(
+            "SparseSlice", name=name, indices=sp_input.indices, values=sp_input.values,
+            shape=sp_input.dense_shape, start=start, size=size)
+        return sparse_tensor.SparseTensor(output_indices, output_values, output_shape)
+
+
+def sparse_slice_grad(backprop_val_grad, input_indices, input_start, output_indices,
+                      name=None):
+    """The gradient of SparseSlice's values: each kept input entry gets its output's."""
+    return apply_op("SparseSliceGrad", name=name, backprop_val_grad=backprop_val_grad,
+                    input_indices=input_indices, input_start=input_start,
+                    output_indices=output_indices)
+
+
+class _KeywordRequired:
+    """The default of sparse_split's first parameter: its arguments must be keywords."""
+
+    def __repr__(self):
+        return ""
+
+
+def sparse_split(keyword_required=_KeywordRequired(), sp_input=None, num_split=None,
+                 axis=None, name=None, split_dim=None):
+    """`num_split` SparseTensors: `sp_input` cut along `axis` into nearly equal slices.
+
+    The first (size % num_split) slices are one wider. Keyword arguments only.
+    """
+    if not isinstance(keyword_required, _KeywordRequired):
+        raise ValueError("Keyword arguments are required for this function.")
+    if sp_input is None:
+        raise ValueError("sp_input is required")
+    if num_split is None:
+        raise ValueError("num_split is required")
+    if split_dim is not None:
+        if axis is not None:
+            raise ValueError("Cannot specify both 'axis' and 'split_dim'")
+        axis = split_dim
+    if axis is None:
+        raise ValueError("axis is required")
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    outputs = apply_op("SparseSplit", name=name, split_dim=axis,
+                       indices=sp_input.indices, values=sp_input.values,
+                       shape=sp_input.dense_shape, num_split=num_split)
+    return [sparse_tensor.SparseTensor(outputs[i], outputs[num_split + i],
+                                       outputs[2 * num_split + i]) for i in range(num_split)]
+
+
+# =============================================================================
+# Counting: tf.sparse.bincount (TensorFlow's bincount_ops.py)
+# =============================================================================
+
+def bincount(values, weights=None, axis=0, minlength=None, maxlength=None,
+             binary_output=False, name=None):
+    """How often each value occurs in `values` (a SparseTensor or a dense int tensor).
+
+    The result is a SparseTensor: with `axis=0` one count vector for all
+    values, with `axis=-1` one per row of a matrix. `weights` (like
+    `values`) sums weights instead of counting; `binary_output` gives 1 for
+    every value that occurs. The count vector is max(largest value + 1,
+    `minlength`) long, at most `maxlength`.
+    """
+    with ops.name_scope(name, "count", [values, weights]):
+        if not isinstance(values, sparse_tensor.SparseTensor):
+            values = convert_to_tensor(values, name="values")
+        if weights is not None and not isinstance(weights, sparse_tensor.SparseTensor):
+            weights = convert_to_tensor(weights, name="weights")
+        if weights is not None and binary_output:
+            raise ValueError("Arguments `binary_output` and `weights` are mutually "
+                             "exclusive. Please specify only one.")
+        axis = 0 if axis is None else axis
+        if axis not in [0, -1]:
+            raise ValueError("Unsupported value for argument axis=%s. Only 0 and -1 are "
+                             "currently supported." % axis)
+        minlength_value = minlength if minlength is not None else -1
+        maxlength_value = maxlength if maxlength is not None else -1
+        if axis == 0:
+            if isinstance(values, sparse_tensor.SparseTensor):
+                weights = _sparse_weights(values, weights)
+                values = values.values
+            else:
+                if weights is not None:
+                    weights = array_ops.reshape(weights, [-1])
+                values = array_ops.reshape(values, [-1])
+        if isinstance(values, sparse_tensor.SparseTensor):
+            c_ind, c_val, c_shape = apply_op(
+                "SparseCountSparseOutput", indices=values.indices, values=values.values,
+                dense_shape=values.dense_shape, weights=_sparse_weights(values, weights),
+                minlength=minlength_value, maxlength=maxlength_value,
+                binary_output=binary_output)
+        else:
+            c_ind, c_val, c_shape = apply_op(
+                "DenseCountSparseOutput", values=values,
+                weights=_dense_weights(values, weights), minlength=minlength_value,
+                maxlength=maxlength_value, binary_output=binary_output)
+        return sparse_tensor.SparseTensor(c_ind, c_val, c_shape)
+
+
+def _dense_weights(values, weights):
+    """The weights as the kernel takes them: none is an empty vector of the values' dtype."""
+    if weights is None:
+        return convert_to_tensor([], dtype=values.dtype)
+    if isinstance(weights, sparse_tensor.SparseTensor):
+        raise ValueError("`weights` must be a dense tensor when `values` is dense.")
+    return weights
+
+
+def _sparse_weights(values, weights):
+    """The values of a SparseTensor of weights, which must have the same indices as values."""
+    if weights is None:
+        return convert_to_tensor([], dtype=values.values.dtype)
+    if not isinstance(weights, sparse_tensor.SparseTensor):
+        raise ValueError("`weights` must be a SparseTensor if `values` is a SparseTensor.")
+    return weights.values

@@ -47,7 +47,8 @@ def _shuffled(*shape, seed=0):
     return np.random.RandomState(seed).permutation(values).reshape(shape)
 
 
-# Products of several factors are not linear: finite differences carry an O(delta^2) error.
+# Products of several factors (and softmax) are not linear: finite differences carry an
+# O(delta^2) error.
 _PROD_TOLERANCE = 1e-6
 
 _INDICES_2D = [[0, 1], [1, 0], [1, 2], [3, 3]]
@@ -198,6 +199,41 @@ GRADIENT_CASES = {
         Case("values_and_default", _fill_empty_rows_values, V(4), 1.5),
         Case("unordered_rows", _fill_empty_rows_unordered, V(3)),
     ],
+    "SparseTensorDenseMatMul": [
+        Case("plain", lambda v, b: tf.sparse.matmul(
+            tf.SparseTensor(_INDICES_2D, v, [4, 4]), b), V(4), V(4, 3)),
+        Case("adjoint_a", lambda v, b: tf.sparse.matmul(
+            tf.SparseTensor(_INDICES_2D, v, [4, 5]), b, adjoint_a=True), V(4), V(4, 2)),
+        Case("adjoint_b", lambda v, b: tf.sparse.matmul(
+            tf.SparseTensor(_INDICES_2D, v, [4, 4]), b,
+            adjoint_b=True), V(4), V(3, 4)),
+        Case("both_adjoint", lambda v, b: tf.sparse.matmul(
+            tf.SparseTensor(_INDICES_2D, v, [4, 4]), b, adjoint_a=True, adjoint_b=True),
+            V(4), V(2, 4)),
+    ],
+    "SparseReduceSum": [
+        Case("all", lambda v: tf.sparse.reduce_sum(tf.SparseTensor(_INDICES_2D, v, [4, 4])),
+             V(4)),
+        Case("rows_keepdims", lambda v: tf.sparse.reduce_sum(
+            tf.SparseTensor(_INDICES_2D, v, [4, 4]), 1, keepdims=True)
+            * tf.constant([[1.0], [2.0], [3.0], [4.0]], tf.float64), V(4)),
+        Case("3d_two_axes", lambda v: tf.sparse.reduce_sum(tf.SparseTensor(
+            [[0, 0, 1], [0, 2, 0], [1, 1, 1]], v, [2, 3, 2]), [0, -1])
+            * tf.constant([1.0, 2.0, 3.0], tf.float64), V(3)),
+    ],
+    "SparseSoftmax": [
+        Case("rows", lambda v: tf.sparse.softmax(tf.SparseTensor(
+            [[0, 0], [0, 2], [0, 3], [1, 1], [2, 0], [2, 1]], v, [3, 4])).values
+            * tf.constant(V(6, offset=1.0)), _shuffled(6), tolerance=_PROD_TOLERANCE),
+        Case("3d", lambda v: tf.sparse.softmax(tf.SparseTensor(
+            [[0, 0, 0], [0, 0, 2], [1, 1, 0], [1, 1, 1]], v, [2, 2, 3])).values
+            * tf.constant([1.0, -2.0, 0.5, 3.0], tf.float64), V(4), tolerance=_PROD_TOLERANCE),
+    ],
+    "SparseSlice": [
+        Case("box", lambda v: tf.sparse.slice(tf.SparseTensor(_INDICES_2D, v, [4, 4]),
+                                              [1, 0], [3, 3]).values
+             * tf.constant([2.0, 3.0], tf.float64), V(4)),
+    ],
 }
 
 _ALL_CASES = [(op_type, case) for op_type, cases in GRADIENT_CASES.items() for case in cases]
@@ -231,7 +267,9 @@ def test_every_registered_sparse_gradient_has_cases():
 
 @pytest.mark.parametrize("op_type", ["SparseReshape", "SparseFillEmptyRowsGrad",
                                      "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad",
-                                     "SparseAddGrad", "SparseConcat"])
+                                     "SparseAddGrad", "SparseConcat", "SparseReduceMax",
+                                     "SparseReduceSumSparse", "SparseSparseMaximum",
+                                     "SparseSparseMinimum", "SparseSplit", "SparseSliceGrad"])
 def test_index_and_gradient_ops_are_not_differentiable(op_type):
     assert registry.is_registered(op_type)
     assert op_type not in registry.registered_gradients()

@@ -10,7 +10,9 @@ the op's device (`ctx.xp`), so these kernels serve CPU and GPU alike.
 
 The SparseTensor kernels (SparseToDense, SparseReshape,
 SparseFillEmptyRows, SparseReorder, SparseConcat, SparseAdd,
-SparseTensorDenseAdd) rearrange index matrices; as in TensorFlow 1.15 they
+SparseTensorDenseAdd, SparseTensorDenseMatMul, SparseReduceSum/Max,
+SparseSoftmax, SparseSparseMaximum/Minimum, SparseSlice, SparseSplit)
+rearrange index matrices; as in TensorFlow 1.15 they
 run on the CPU only, and the placer keeps them there. Sorting entries in
 row-major order is one `np.lexsort` over the index columns.
 
@@ -18,7 +20,9 @@ Mirrors `tensorflow/core/kernels/segment_reduction_ops.cc`,
 `sparse_to_dense_op.cc`, `reshape_util.cc` (SparseReshape),
 `sparse_fill_empty_rows_op.cc`, `sparse_reorder_op.cc`,
 `sparse_concat_op.cc`, `sparse_add_op.cc`, `sparse_add_grad_op.cc`,
-`sparse_tensor_dense_add_op.cc` and the index checks of
+`sparse_tensor_dense_add_op.cc`, `sparse_tensor_dense_matmul_op.cc`,
+`sparse_reduce_op.cc`, `sparse_softmax_op.cc`, `sparse_sparse_binary_op_shared.cc`,
+`sparse_slice_op.cc`, `sparse_slice_grad_op.cc`, `sparse_split_op.cc` and the index checks of
 `util/sparse/sparse_tensor.h` (IndicesValid).
 """
 
@@ -663,3 +667,285 @@ def sparse_tensor_dense_add(ctx, a_indices, a_values, a_shape, b):
     output = b.copy()
     np.add.at(output, tuple(a_indices.T), a_values)
     return output
+
+
+# =============================================================================
+# The tf.sparse family: SparseTensorDenseMatMul, SparseReduce{Sum,Max}[Sparse],
+# SparseSoftmax, SparseDenseCwiseAdd, SparseSparse{Maximum,Minimum}, SparseSlice,
+# SparseSliceGrad, SparseSplit
+# =============================================================================
+
+@register_kernel("SparseTensorDenseMatMul", "CPU")
+def sparse_tensor_dense_mat_mul(ctx, a_indices, a_values, a_shape, b, *, adjoint_a,
+                                adjoint_b):
+    """op(a) @ op(b), each entry a[i, k] adding a[i, k] * op(b)[k, :] to output row i."""
+    _check_sparse_tensor(a_indices, a_values, a_shape)
+    if a_shape.shape[0] != 2 or b.ndim != 2:
+        raise invalid("Tensor 'a_shape' and 'b' must be matrices: a_shape has %d entries, "
+                      "b has rank %d" % (a_shape.shape[0], b.ndim))
+    rows, cols = a_indices[:, 0], a_indices[:, 1]
+    out_rows, inner = (int(a_shape[0]), int(a_shape[1]))
+    if adjoint_a:
+        rows, cols, out_rows, inner = cols, rows, inner, out_rows
+    b = b.T.conj() if adjoint_b else b
+    if b.shape[0] != inner:
+        raise invalid("Cannot multiply A and B because inner dimension does not match: "
+                      "%d vs. %d.  Did you forget a transpose?  Dimensions of A: [%d, %d).  "
+                      "Dimensions of B: %s" % (inner, b.shape[0], int(a_shape[0]),
+                                               int(a_shape[1]), shape_text(b.shape)))
+    bad = (rows < 0) | (rows >= out_rows) | (cols < 0) | (cols >= inner)
+    if np.any(bad):
+        k = int(np.flatnonzero(bad)[0])
+        raise invalid("k (%d) from index[%d,%d] out of bounds (>=%d)"
+                      % (cols[k], k, int(adjoint_a) ^ 1, inner))
+    values = a_values.conj() if adjoint_a else a_values
+    output = np.zeros((out_rows, b.shape[1]), dtype=b.dtype)
+    np.add.at(output, rows, values[:, None] * b[cols])
+    return output
+
+
+def _unique_rows(keys):
+    """(the distinct rows of an index matrix in row-major order, each row's position there)."""
+    if keys.shape[1] == 0:  # every row is the empty index: one group, if any row at all
+        return np.zeros((min(keys.shape[0], 1), 0), np.int64), np.zeros(keys.shape[0], np.int64)
+    groups, group_of = np.unique(keys, axis=0, return_inverse=True)
+    return groups, np.reshape(group_of, -1)
+
+
+def _reduction_axes(axes, rank):
+    axes = [int(a) for a in np.reshape(axes, -1)]
+    for a in axes:
+        if not -rank <= a < rank:
+            raise invalid("Invalid reduction dimension %d, for input with %d dimensions."
+                          % (a, rank))
+    return sorted({a % rank for a in axes})
+
+
+def _sparse_reduce(indices, values, shape, reduction_axes, keep_dims, ufunc):
+    """(group indices, group values, output shape): the entries combined per kept index."""
+    _check_sparse_tensor(indices, values, shape)
+    rank = shape.shape[0]
+    axes = _reduction_axes(reduction_axes, rank)
+    kept = [d for d in range(rank) if d not in axes]
+    groups, group_of = _unique_rows(indices[:, kept])
+    combined = np.zeros(groups.shape[0], dtype=values.dtype)
+    if ufunc is np.maximum:
+        combined[:] = _lowest(values.dtype)
+    ufunc.at(combined, group_of, values)
+    if keep_dims:
+        out_shape = np.array([1 if d in axes else shape[d] for d in range(rank)], np.int64)
+        out_indices = np.zeros((groups.shape[0], rank), np.int64)
+        out_indices[:, kept] = groups
+    else:
+        out_shape, out_indices = shape[kept].astype(np.int64), groups.astype(np.int64)
+    return out_indices, combined, out_shape
+
+
+def _register_sparse_reduce_kernels(op_type, ufunc, empty_value_of):
+    @register_kernel(op_type, "CPU")
+    def dense_kernel(ctx, input_indices, input_values, input_shape, reduction_axes, *,
+                     keep_dims):
+        out_indices, combined, out_shape = _sparse_reduce(
+            input_indices, input_values, input_shape, reduction_axes, keep_dims, ufunc)
+        output = np.full(tuple(out_shape), empty_value_of(input_values.dtype),
+                         dtype=input_values.dtype)
+        if out_indices.shape[1] == 0:  # a reduction to a scalar
+            output[()] = combined[0] if combined.size else output[()]
+        else:
+            output[tuple(out_indices.T)] = combined
+        return output
+
+    @register_kernel(op_type + "Sparse", "CPU")
+    def sparse_kernel(ctx, input_indices, input_values, input_shape, reduction_axes, *,
+                      keep_dims):
+        return _sparse_reduce(input_indices, input_values, input_shape, reduction_axes,
+                              keep_dims, ufunc)
+
+    dense_kernel.__doc__ = "The %s of the entries of each kept index, dense." % ufunc.__name__
+    sparse_kernel.__doc__ = "The same, as a SparseTensor of the indices that have entries."
+
+
+# A reduction over no entries: 0 for a sum, the lowest value for a max.
+_register_sparse_reduce_kernels("SparseReduceSum", np.add, lambda dtype: 0)
+_register_sparse_reduce_kernels("SparseReduceMax", np.maximum, _lowest)
+
+
+def _groups_but_last(indices):
+    """The group of each entry: the entries that share every index but the last."""
+    return _unique_rows(indices[:, :-1])[1]
+
+
+@register_kernel("SparseSoftmax", "CPU")
+def sparse_softmax(ctx, sp_indices, sp_values, sp_shape):
+    """A softmax over the entries of each innermost row; the missing ones take no part."""
+    _check_sparse_tensor(sp_indices, sp_values, sp_shape)
+    if sp_shape.shape[0] < 2:
+        raise invalid("Input should have rank >= 2, but received shape: %s"
+                      % shape_text(sp_shape))
+    if not sp_values.shape[0]:
+        return sp_values.copy()
+    group_of = _groups_but_last(sp_indices)
+    group_max = np.full(group_of.max() + 1, -np.inf, dtype=sp_values.dtype)
+    np.maximum.at(group_max, group_of, sp_values)
+    exps = np.exp(sp_values - group_max[group_of])
+    sums = np.zeros_like(group_max)
+    np.add.at(sums, group_of, exps)
+    return (exps / sums[group_of]).astype(sp_values.dtype)
+
+
+@register_kernel("SparseDenseCwiseAdd", "CPU")
+def sparse_dense_cwise_add(ctx, sp_indices, sp_values, sp_shape, dense):
+    """Each sparse value plus the dense value broadcast to its index."""
+    _check_sparse_tensor(sp_indices, sp_values, sp_shape)
+    try:
+        broadcast = np.broadcast_to(dense, tuple(sp_shape))
+    except ValueError:
+        raise invalid("SparseDenseBinaryOpShared broadcasts dense to sparse only; got "
+                      "incompatible shapes: [%s] vs. %s"
+                      % (",".join(str(d) for d in sp_shape), shape_text(dense.shape))) from None
+    return (sp_values + broadcast[tuple(sp_indices.T)]).astype(sp_values.dtype)
+
+
+def _sparse_sparse_extreme(a_indices, a_values, a_shape, b_indices, b_values, b_shape, ufunc):
+    """The union of the indices, each value ufunc(a or 0, b or 0), in row-major order."""
+    _check_sparse_tensor(a_indices, a_values, a_shape, " a")
+    _check_sparse_tensor(b_indices, b_values, b_shape, " b")
+    _check_same_dense_shape(a_shape, b_shape)
+    union, position = _unique_rows(np.concatenate([a_indices, b_indices], axis=0))
+    a_full = np.zeros(union.shape[0], dtype=a_values.dtype)
+    b_full = np.zeros(union.shape[0], dtype=b_values.dtype)
+    a_full[position[:a_indices.shape[0]]] = a_values
+    b_full[position[a_indices.shape[0]:]] = b_values
+    return union.astype(np.int64), ufunc(a_full, b_full)
+
+
+@register_kernel("SparseSparseMaximum", "CPU")
+def sparse_sparse_maximum(ctx, a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+    """max(a, b) at every index either holds (a missing entry counts as 0)."""
+    return _sparse_sparse_extreme(a_indices, a_values, a_shape, b_indices, b_values, b_shape,
+                                  np.maximum)
+
+
+@register_kernel("SparseSparseMinimum", "CPU")
+def sparse_sparse_minimum(ctx, a_indices, a_values, a_shape, b_indices, b_values, b_shape):
+    """min(a, b) at every index either holds (a missing entry counts as 0)."""
+    return _sparse_sparse_extreme(a_indices, a_values, a_shape, b_indices, b_values, b_shape,
+                                  np.minimum)
+
+
+def _slice(indices, values, shape, start, size):
+    """The entries inside [start, start + size), shifted to start at 0, and the new shape."""
+    end = np.minimum(start + size, shape)
+    inside = np.all((indices >= start) & (indices < end), axis=1)
+    return (indices[inside] - start, values[inside],
+            np.maximum(end - start, 0).astype(np.int64))
+
+
+@register_kernel("SparseSlice", "CPU")
+def sparse_slice(ctx, indices, values, shape, start, size):
+    """The entries of the box [start, start + size) (clipped to the dense shape)."""
+    _check_sparse_tensor(indices, values, shape)
+    if start.shape != shape.shape or size.shape != shape.shape:
+        raise invalid("Expected start and size to be vectors of length %d (the rank), got "
+                      "%s and %s" % (shape.shape[0], shape_text(start.shape),
+                                     shape_text(size.shape)))
+    return _slice(indices, values, shape, start, size)
+
+
+@register_kernel("SparseSliceGrad", "CPU")
+def sparse_slice_grad(ctx, backprop_val_grad, input_indices, input_start, output_indices):
+    """Each input entry that the slice kept gets its output entry's gradient; the rest 0."""
+    position_of = {tuple(index): i for i, index in enumerate(input_indices.tolist())}
+    val_grad = np.zeros(input_indices.shape[0], dtype=backprop_val_grad.dtype)
+    for k, index in enumerate((output_indices + input_start).tolist()):
+        if tuple(index) not in position_of:
+            raise invalid("Elements of output_indices + input_start must be in "
+                          "input_indices: %s is not" % (index,))
+        val_grad[position_of[tuple(index)]] = backprop_val_grad[k]
+    return val_grad
+
+
+@register_kernel("SparseSplit", "CPU")
+def sparse_split(ctx, split_dim, indices, values, shape, *, num_split):
+    """num_split slices along split_dim; the first (size % num_split) one entry wider."""
+    _check_sparse_tensor(indices, values, shape)
+    rank = shape.shape[0]
+    axis = int(split_dim)
+    if not -rank <= axis < rank:
+        raise invalid("Input split_dim should be between -%d and %d, got %d"
+                      % (rank, rank, axis))
+    axis %= rank
+    if num_split > shape[axis]:
+        raise invalid("Input num_split should be between 1 and %d, got %d"
+                      % (shape[axis], num_split))
+    width, extra = divmod(int(shape[axis]), num_split)
+    pieces, begin = [], 0
+    for i in range(num_split):
+        start, size = np.zeros(rank, np.int64), shape.astype(np.int64).copy()
+        start[axis], size[axis] = begin, width + (i < extra)
+        pieces.append(_slice(indices, values, shape, start, size))
+        begin += int(size[axis])
+    return ([p[0] for p in pieces] + [p[1] for p in pieces] + [p[2] for p in pieces])
+
+
+# =============================================================================
+# DenseCountSparseOutput, SparseCountSparseOutput (tf.sparse.bincount)
+# =============================================================================
+
+def _count(batches, values, weights, num_batches, is_1d, minlength, maxlength,
+           binary_output, output_type):
+    """The counts (or weight sums) of each value per batch, as a SparseTensor's parts.
+
+    The last dimension is max(largest value + 1, minlength), at most
+    maxlength; values from maxlength on are not counted.
+    """
+    if values.size and values.min() < 0:
+        raise invalid("Input values must all be non-negative; got %d" % values.min())
+    size = max(int(values.max()) + 1 if values.size else 0, minlength)
+    if maxlength >= 0:
+        size = min(size, maxlength)
+        counted = values < maxlength
+        batches, values = batches[counted], values[counted]
+        weights = weights[counted] if weights.size else weights
+    keys, position = _unique_rows(np.stack([batches, values], axis=1).astype(np.int64))
+    if binary_output:
+        counts = np.ones(keys.shape[0], dtype=output_type)
+    else:
+        counts = np.zeros(keys.shape[0], dtype=output_type)
+        np.add.at(counts, position, weights if weights.size else 1)
+    if is_1d:
+        return keys[:, 1:], counts, np.array([size], np.int64)
+    return keys, counts, np.array([num_batches, size], np.int64)
+
+
+def _check_count_weights(weights, values):
+    if weights.size and weights.shape != values.shape:
+        raise invalid("Weights and values must have the same shape. Weight shape: %s; "
+                      "values shape: %s" % (shape_text(weights.shape), shape_text(values.shape)))
+
+
+@register_kernel("DenseCountSparseOutput", "CPU")
+def dense_count_sparse_output(ctx, values, weights, *, minlength, maxlength, binary_output,
+                              output_type):
+    """bincount of a vector, or of each row of a matrix."""
+    if values.ndim not in (1, 2):
+        raise invalid("Input must be a 1 or 2-dimensional tensor. Got: %s"
+                      % shape_text(values.shape))
+    _check_count_weights(weights, values)
+    is_1d = values.ndim == 1
+    rows = values.reshape(1, -1) if is_1d else values
+    batches = np.repeat(np.arange(rows.shape[0]), rows.shape[1])
+    return _count(batches, rows.reshape(-1), weights.reshape(-1), rows.shape[0], is_1d,
+                  minlength, maxlength, binary_output, output_type.as_numpy_dtype)
+
+
+@register_kernel("SparseCountSparseOutput", "CPU")
+def sparse_count_sparse_output(ctx, indices, values, dense_shape, weights, *, minlength,
+                               maxlength, binary_output, output_type):
+    """bincount of a SparseTensor's values, per row (its first index) when it is a matrix."""
+    _check_sparse_tensor(indices, values, dense_shape)
+    _check_count_weights(weights, values)
+    is_1d = dense_shape.shape[0] == 1
+    batches = np.zeros(values.shape[0], np.int64) if is_1d else indices[:, 0]
+    return _count(batches, values, weights, 1 if is_1d else int(dense_shape[0]), is_1d,
+                  minlength, maxlength, binary_output, output_type.as_numpy_dtype)
