@@ -29,9 +29,11 @@ from minitf.ops import (array_ops, check_ops, confusion_matrix, control_flow_ops
 
 __all__ = ["accuracy", "auc", "false_negatives", "false_negatives_at_thresholds",
            "false_positives", "false_positives_at_thresholds", "mean", "mean_absolute_error",
-           "mean_iou", "mean_per_class_accuracy", "mean_squared_error", "percentage_below",
+           "mean_cosine_distance", "mean_iou", "mean_per_class_accuracy",
+           "mean_relative_error", "mean_squared_error", "mean_tensor", "percentage_below",
            "precision", "precision_at_thresholds", "recall", "recall_at_thresholds",
-           "root_mean_squared_error", "true_negatives", "true_negatives_at_thresholds",
+           "root_mean_squared_error", "sensitivity_at_specificity",
+           "specificity_at_sensitivity", "true_negatives", "true_negatives_at_thresholds",
            "true_positives", "true_positives_at_thresholds"]
 
 
@@ -133,6 +135,31 @@ def _add_update_op(updates_collections, update_op):
 
 
 # --- means ------------------------------------------------------------------------------
+def _weighted(values, weights):
+    """`values` * `weights` and the weights broadcast to the values' shape."""
+    values, _, weights = _remove_squeezable_dimensions(predictions=values, labels=None,
+                                                       weights=weights)
+    weights = weights_broadcast_ops.broadcast_weights(math_ops.cast(weights, dtypes.float32),
+                                                      values)
+    return math_ops.multiply(values, weights), weights
+
+
+def _streaming_mean(total, count, batch_total, batch_count, metrics_collections,
+                    updates_collections):
+    """Adds a batch to `total` and `count`; the value and update_op are total / count."""
+    update_total_op = state_ops.assign_add(total, batch_total)
+    with ops.control_dependencies([batch_total]):
+        update_count_op = state_ops.assign_add(count, batch_count)
+
+    def compute_mean(_, t, c):
+        return math_ops.div_no_nan(t, math_ops.maximum(c, 0), name="value")
+
+    mean_t = _aggregate_across_replicas(metrics_collections, compute_mean, total, count)
+    update_op = math_ops.div_no_nan(update_total_op, math_ops.maximum(update_count_op, 0),
+                                    name="update_op")
+    return mean_t, _add_update_op(updates_collections, update_op)
+
+
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """The (weighted) mean of `values`: local variables `total` and `count`, total / count.
 
@@ -146,23 +173,26 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         if weights is None:
             num_values = math_ops.cast(array_ops.size(values), dtypes.float32)
         else:
-            values, _, weights = _remove_squeezable_dimensions(
-                predictions=values, labels=None, weights=weights)
-            weights = weights_broadcast_ops.broadcast_weights(
-                math_ops.cast(weights, dtypes.float32), values)
-            values = math_ops.multiply(values, weights)
+            values, weights = _weighted(values, weights)
             num_values = math_ops.reduce_sum(weights)
-        update_total_op = state_ops.assign_add(total, math_ops.reduce_sum(values))
-        with ops.control_dependencies([values]):
-            update_count_op = state_ops.assign_add(count, num_values)
+        return _streaming_mean(total, count, math_ops.reduce_sum(values), num_values,
+                               metrics_collections, updates_collections)
 
-        def compute_mean(_, t, c):
-            return math_ops.div_no_nan(t, math_ops.maximum(c, 0), name="value")
 
-        mean_t = _aggregate_across_replicas(metrics_collections, compute_mean, total, count)
-        update_op = math_ops.div_no_nan(update_total_op, math_ops.maximum(update_count_op, 0),
-                                        name="update_op")
-        return mean_t, _add_update_op(updates_collections, update_op)
+def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
+                name=None):
+    """The elementwise (weighted) mean of `values` over the updates: local variables
+    `total_tensor` and `count_tensor` of the shape of `values`, total / count."""
+    with variable_scope.variable_scope(name, "mean", (values, weights)):
+        values = math_ops.cast(values, dtypes.float32)
+        total = metric_variable(values.shape, dtypes.float32, name="total_tensor")
+        count = metric_variable(values.shape, dtypes.float32, name="count_tensor")
+        num_values = array_ops.ones_like(values)
+        if weights is not None:
+            values, weights = _weighted(values, weights)
+            num_values = math_ops.multiply(num_values, weights)
+        return _streaming_mean(total, count, values, num_values, metrics_collections,
+                               updates_collections)
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
@@ -207,6 +237,39 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
                                             name or "root_mean_squared_error")
     rmse = _aggregate_across_replicas(metrics_collections, lambda _, m: math_ops.sqrt(m), mse)
     return rmse, _add_update_op(updates_collections, math_ops.sqrt(update_mse_op))
+
+
+def mean_relative_error(labels, predictions, normalizer, weights=None,
+                        metrics_collections=None, updates_collections=None, name=None):
+    """The mean of |labels - predictions| / normalizer (0 where the normalizer is 0)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    predictions, normalizer = confusion_matrix.remove_squeezable_dimensions(
+        predictions, normalizer)
+    predictions.shape.assert_is_compatible_with(normalizer.shape)
+    relative_errors = math_ops.where(math_ops.equal(normalizer, 0.0),
+                                     array_ops.zeros_like(labels),
+                                     math_ops.div(math_ops.abs(labels - predictions),
+                                                  normalizer))
+    return mean(relative_errors, weights, metrics_collections, updates_collections,
+                name or "mean_relative_error")
+
+
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None,
+                         updates_collections=None, name=None):
+    """1 - the mean of the dot products along `dim` of `labels` and `predictions` (which
+    are expected to be unit vectors already)."""
+    labels, predictions, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    radial_diffs = math_ops.multiply(predictions, labels)
+    radial_diffs = math_ops.reduce_sum(radial_diffs, axis=[dim], keepdims=True)
+    mean_distance, update_op = mean(radial_diffs, weights, None, None,
+                                    name or "mean_cosine_distance")
+    mean_distance = math_ops.subtract(1.0, mean_distance)
+    update_op = math_ops.subtract(1.0, update_op)
+    if metrics_collections:
+        ops.add_to_collections(metrics_collections, mean_distance)
+    return mean_distance, _add_update_op(updates_collections, update_op)
 
 
 def percentage_below(values, threshold, weights=None, metrics_collections=None,
@@ -549,6 +612,69 @@ def recall_at_thresholds(labels, predictions, thresholds, weights=None,
     """Recall at each threshold (an example is predicted True above it)."""
     return _ratio_at_thresholds("recall_at_thresholds", "fn", labels, predictions, thresholds,
                                 weights, metrics_collections, updates_collections, name)
+
+
+def _rate_at_rate(scope, at_name, at, labels, predictions, weights, num_thresholds,
+                  metrics_collections, updates_collections, name, last_threshold,
+                  compute):
+    """A rate read at the threshold where another rate is closest to `at`: the part that
+    `sensitivity_at_specificity` and `specificity_at_sensitivity` share."""
+    if at < 0 or at > 1:
+        raise ValueError("`%s` must be in the range [0, 1]." % at_name)
+    with variable_scope.variable_scope(name, scope, (predictions, labels, weights)):
+        kepsilon = 1e-7  # so that predictions of exactly 0 and 1 fall inside the end thresholds
+        thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon] + thresholds + [last_threshold]
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights)
+        value = _aggregate_across_replicas(
+            metrics_collections,
+            lambda _, v: compute(v["tp"], v["tn"], v["fp"], v["fn"], "value"), values)
+        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
+                            update_ops["fn"], "update_op")
+        return value, _add_update_op(updates_collections, update_op)
+
+
+def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The sensitivity (recall, tp / (tp + fn)) at the threshold whose specificity
+    (tn / (tn + fp)) is closest to `specificity`, of `num_thresholds` in [0, 1]."""
+    kepsilon = 1e-7
+
+    def compute_sensitivity_at_specificity(tp, tn, fp, fn, name):
+        specificities = math_ops.div(tn, tn + fp + kepsilon)
+        tf_index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
+        tf_index = math_ops.cast(tf_index, dtypes.int32)
+        return math_ops.div(tp[tf_index], tp[tf_index] + fn[tf_index] + kepsilon, name)
+
+    return _rate_at_rate("sensitivity_at_specificity", "specificity", specificity, labels,
+                         predictions, weights, num_thresholds, metrics_collections,
+                         updates_collections, name, 1.0 + kepsilon,
+                         compute_sensitivity_at_specificity)
+
+
+def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The specificity (tn / (tn + fp)) at the threshold whose sensitivity (tp / (tp + fn))
+    is closest to `sensitivity`, the last such threshold on a tie."""
+    kepsilon = 1e-7
+
+    def compute_specificity_at_sensitivity(tp, tn, fp, fn, name):
+        sensitivities = math_ops.div(tp, tp + fn + kepsilon)
+        # The last of the closest: argmax gives the first maximum of the running count.
+        min_val = math_ops.reduce_min(math_ops.abs(sensitivities - sensitivity))
+        indices_at_minval = math_ops.equal(math_ops.abs(sensitivities - sensitivity), min_val)
+        indices_at_minval = math_ops.cumsum(math_ops.cast(indices_at_minval, dtypes.int64))
+        tf_index = math_ops.cast(math_ops.argmax(indices_at_minval, 0), dtypes.int32)
+        return math_ops.div(tn[tf_index], tn[tf_index] + fp[tf_index] + kepsilon, name)
+
+    # TensorFlow ends these thresholds just below 1, not just above it as elsewhere.
+    return _rate_at_rate("specificity_at_sensitivity", "sensitivity", sensitivity, labels,
+                         predictions, weights, num_thresholds, metrics_collections,
+                         updates_collections, name, 1.0 - kepsilon,
+                         compute_specificity_at_sensitivity)
 
 
 def _count_at_thresholds(key, scope, labels, predictions, thresholds, weights,
