@@ -14,20 +14,26 @@ Every metric is built from a few shared pieces: `mean` (a weighted total
 over a weighted count, which `accuracy`, the errors and `percentage_below`
 reduce to), `_count_condition` (the true/false positives/negatives),
 `_confusion_matrix_at_thresholds` (the counts `auc` and the `*_at_thresholds`
-metrics read), and `_streaming_confusion_matrix` (`mean_iou`).
+metrics read), `_streaming_confusion_matrix` (`mean_iou`), and the set counts
+of the metrics at k (`_count_in_set`: TensorFlow's set_size of a
+set_intersection or set_difference, here of dense rows of class ids).
 
 Mirrors `tensorflow/python/ops/metrics_impl.py` (TF 1.15), without the
 distribution strategies: a metric value is computed once, in the graph it
 is made in.
 """
 
-from minitf.graph import dtypes, ops
+import numpy as np
+
+from minitf.graph import dtypes, ops, sparse_tensor
 from minitf.graph.constant_op import constant
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import (array_ops, check_ops, confusion_matrix, control_flow_ops, math_ops,
-                        state_ops, variable_scope, variables, weights_broadcast_ops)
+                        nn_ops, state_ops, variable_scope, variables, weights_broadcast_ops)
 
-__all__ = ["accuracy", "auc", "false_negatives", "false_negatives_at_thresholds",
+__all__ = ["accuracy", "auc", "average_precision_at_k", "sparse_average_precision_at_k",
+           "precision_at_k", "precision_at_top_k", "recall_at_k",
+           "recall_at_top_k", "sparse_precision_at_k", "false_negatives", "false_negatives_at_thresholds",
            "false_positives", "false_positives_at_thresholds", "mean", "mean_absolute_error",
            "mean_cosine_distance", "mean_iou", "mean_per_class_accuracy",
            "mean_relative_error", "mean_squared_error", "mean_tensor", "percentage_below",
@@ -712,3 +718,224 @@ def false_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
     """The (weighted) false negatives at each threshold."""
     return _count_at_thresholds("fn", "false_negatives", labels, predictions, thresholds,
                                 weights, metrics_collections, updates_collections, name)
+
+
+# --- the top k predictions against sets of labels: precision and recall at k ---------------
+def _at_k_name(name, k=None, class_id=None):
+    """'precision_at_5', 'recall_at_k', 'precision_at_5_class3': the default scope names."""
+    name = "%s_at_%d" % (name, k) if k is not None else "%s_at_k" % name
+    return "%s_class%d" % (name, class_id) if class_id is not None else name
+
+
+def _maybe_expand_labels(labels, predictions):
+    """Labels of one rank less than the predictions (one label per row) get a last axis."""
+    if isinstance(labels, sparse_tensor.SparseTensor):
+        raise NotImplementedError("minitf's metrics at k take dense labels, one row of class "
+                                  "ids per example; got a SparseTensor.")
+    with ops.name_scope(None, "expand_labels", (labels, predictions)) as scope:
+        labels = convert_to_tensor(labels)
+        labels_rank, predictions_rank = labels.shape.ndims, predictions.shape.ndims
+        if labels_rank is None or predictions_rank is None:
+            raise ValueError("The metrics at k need the ranks of labels and predictions "
+                             "while building.")
+        if predictions_rank == labels_rank:
+            return labels
+        if predictions_rank == labels_rank + 1:
+            return array_ops.expand_dims(labels, -1, name=scope)
+        raise ValueError("Unexpected labels shape %s for predictions shape %s."
+                         % (labels.shape, predictions.shape))
+
+
+def _set_members(ids, class_id):
+    """Which of each row's ids are members of the row's set: the first of equal ids (a set
+    holds each once), and only `class_id` when one is given."""
+    size = ids.shape.dims[-1].value
+    if size is None:
+        raise ValueError("The metrics at k need the last dimension of labels and "
+                         "predictions while building.")
+    equal = math_ops.equal(array_ops.expand_dims(ids, -1), array_ops.expand_dims(ids, -2))
+    earlier = constant(np.tril(np.ones([size, size], dtype=bool), -1))
+    members = math_ops.logical_not(math_ops.reduce_any(math_ops.logical_and(equal, earlier),
+                                                       -1))
+    if class_id is not None:
+        members = math_ops.logical_and(members, math_ops.equal(ids, class_id))
+    return members
+
+
+def _count_in_set(ids, other_ids, class_id, in_other, weights):
+    """Per row, how many members of the set `ids` are (`in_other`) or are not in the set
+    `other_ids`, weighted: set_size of the set intersection or difference, as float64."""
+    found = math_ops.reduce_any(math_ops.equal(array_ops.expand_dims(ids, -1),
+                                               array_ops.expand_dims(other_ids, -2)), -1)
+    if not in_other:
+        found = math_ops.logical_not(found)
+    counted = math_ops.logical_and(_set_members(ids, class_id), found)
+    count = math_ops.reduce_sum(math_ops.cast(counted, dtypes.float64), -1)
+    if weights is not None:
+        with ops.control_dependencies((weights_broadcast_ops.assert_broadcastable(weights,
+                                                                                   count),)):
+            count = math_ops.multiply(count, math_ops.cast(weights, dtypes.float64))
+    return count
+
+
+def _streaming_count_at_k(scope_name, ids, other_ids, in_other, k, class_id, weights):
+    """A float64 local variable of the batches' total count, and the op that adds one."""
+    with ops.name_scope(None, _at_k_name(scope_name, k, class_id=class_id),
+                        (ids, other_ids, weights)) as scope:
+        count = _count_in_set(ids, other_ids, class_id, in_other, weights)
+        var = metric_variable([], dtypes.float64, name=scope)
+        return var, state_ops.assign_add(var, math_ops.reduce_sum(count), name="update")
+
+
+def _tp_over_tp_plus(metric_name, other_name, other_is_labels, labels, predictions_idx, k,
+                     class_id, weights, metrics_collections, updates_collections, name):
+    """tp / (tp + fp) (precision: other_is_labels False) or tp / (tp + fn) (recall) of the
+    top-k ids against the labels."""
+    with ops.name_scope(name, _at_k_name(metric_name, k, class_id=class_id),
+                        (predictions_idx, labels, weights)) as scope:
+        labels = math_ops.cast(_maybe_expand_labels(labels, predictions_idx), dtypes.int64)
+        top_k_idx = math_ops.cast(predictions_idx, dtypes.int64)
+        tp, tp_update = _streaming_count_at_k("true_positive", top_k_idx, labels, True, k,
+                                              class_id, weights)
+        if other_is_labels:
+            other, other_update = _streaming_count_at_k(other_name, labels, top_k_idx, False,
+                                                        k, class_id, weights)
+        else:
+            other, other_update = _streaming_count_at_k(other_name, top_k_idx, labels, False,
+                                                        k, class_id, weights)
+        metric = _aggregate_across_replicas(
+            metrics_collections, lambda _, t, o: math_ops.div(t, math_ops.add(t, o), name=scope),
+            tp, other)
+        update = math_ops.div(tp_update, math_ops.add(tp_update, other_update), name="update")
+        return metric, _add_update_op(updates_collections, update)
+
+
+def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                       metrics_collections=None, updates_collections=None, name=None):
+    """Of the ids in `predictions_idx` (the top k classes of each example), the fraction
+    that are among the example's `labels`: float64 local variables true_positive_at_<k>
+    and false_positive_at_<k>. With `class_id`, only that class counts."""
+    return _tp_over_tp_plus("precision", "false_positive", False, labels, predictions_idx, k,
+                            class_id, weights, metrics_collections, updates_collections, name)
+
+
+def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                    metrics_collections=None, updates_collections=None, name=None):
+    """Of each example's `labels` (a set: each id once), the fraction found among the ids
+    of `predictions_idx`; a label outside the classes always counts as missed."""
+    return _tp_over_tp_plus("recall", "false_negative", True, labels, predictions_idx, k,
+                            class_id, weights, metrics_collections, updates_collections, name)
+
+
+def _of_top_k(metric_name, metric_at_top_k, labels, predictions, k, class_id, weights,
+              metrics_collections, updates_collections, name):
+    with ops.name_scope(name, _at_k_name(metric_name, k, class_id=class_id),
+                        (predictions, labels, weights)) as scope:
+        _, top_k_idx = nn_ops.top_k(predictions, k)
+        return metric_at_top_k(labels=labels, predictions_idx=top_k_idx, k=k,
+                               class_id=class_id, weights=weights,
+                               metrics_collections=metrics_collections,
+                               updates_collections=updates_collections, name=scope)
+
+
+def precision_at_k(labels, predictions, k, class_id=None, weights=None,
+                   metrics_collections=None, updates_collections=None, name=None):
+    """`precision_at_top_k` of the `k` classes with the highest `predictions` (logits or
+    probabilities, [..., num_classes])."""
+    return _of_top_k("precision", precision_at_top_k, labels, predictions, k, class_id,
+                     weights, metrics_collections, updates_collections, name)
+
+
+sparse_precision_at_k = precision_at_k  # TF 1.15's older name of it
+
+
+def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                updates_collections=None, name=None):
+    """`recall_at_top_k` of the `k` classes with the highest `predictions`."""
+    return _of_top_k("recall", recall_at_top_k, labels, predictions, k, class_id, weights,
+                     metrics_collections, updates_collections, name)
+
+
+def _clean_out_of_range_indices(labels, num_classes):
+    """Labels of `num_classes` or more as -1, so that they are not counted as relevant."""
+    labels = math_ops.cast(convert_to_tensor(labels), dtypes.int64)
+
+    def clean_labels_out_of_range():
+        return math_ops.where(math_ops.greater_equal(labels, num_classes),
+                              -1 * array_ops.ones_like(labels), labels)
+
+    max_labels = math_ops.reduce_max(labels)
+    return control_flow_ops.cond(math_ops.greater_equal(max_labels, num_classes),
+                                 clean_labels_out_of_range, lambda: labels)
+
+
+def _average_precision_at_top_k(labels, predictions_idx):
+    """Per example, the mean over its relevant ranks i of the precision of the first i ids,
+    divided by min(k, the number of its non-negative labels)."""
+    with ops.name_scope(None, "average_precision", (predictions_idx, labels)) as scope:
+        predictions_idx = math_ops.cast(predictions_idx, dtypes.int64, name="predictions_idx")
+        if predictions_idx.shape.ndims == 0:
+            raise ValueError("Invalid predictions_idx %s." % predictions_idx)
+        k = predictions_idx.shape.as_list()[-1]
+        if k is None:
+            raise ValueError("predictions_idx must have static last dimension.")
+        labels = math_ops.cast(_maybe_expand_labels(labels, predictions_idx), dtypes.int64)
+        relevant_per_k = math_ops.cast(math_ops.reduce_any(math_ops.equal(
+            array_ops.expand_dims(predictions_idx, -1), array_ops.expand_dims(labels, -2)), -1),
+            dtypes.float64, name="relevant_per_k")
+        tp_per_k = math_ops.cumsum(relevant_per_k, axis=-1, name="tp_per_k")
+        retrieved_per_k = math_ops.cumsum(array_ops.ones_like(relevant_per_k), axis=-1,
+                                          name="retrieved_per_k")
+        precision_per_k = math_ops.div(tp_per_k, retrieved_per_k, name="precision_per_k")
+        relevant_precision_per_k = math_ops.multiply(precision_per_k, relevant_per_k,
+                                                     name="relevant_precision_per_k")
+        precision_sum = math_ops.reduce_sum(relevant_precision_per_k, axis=(-1,),
+                                            name="precision_sum")
+        num_labels = math_ops.reduce_sum(
+            math_ops.cast(math_ops.greater_equal(labels, 0), dtypes.int64), axis=-1)
+        num_relevant_items = math_ops.cast(math_ops.minimum(num_labels, k), dtypes.float64)
+        return math_ops.div(precision_sum, num_relevant_items, name=scope)
+
+
+def _streaming_total(scope_name, batch_value, batch_name):
+    """A float64 local variable named by its scope, and the op that adds `batch_value`."""
+    with ops.name_scope(None, scope_name, (batch_value,)) as scope:
+        var = metric_variable([], dtypes.float64, name=scope)
+        batch = batch_value(batch_name)
+        return var, state_ops.assign_add(var, batch, name="update")
+
+
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                           updates_collections=None, name=None):
+    """The mean over the examples of the average precision of their top `k` predictions:
+    float64 local variables `total` (of the per-example values) and `max` (the examples,
+    or their weights)."""
+    if k < 1:
+        raise ValueError("Invalid k=%s." % k)
+    with ops.name_scope(name, _at_k_name("average_precision", k),
+                        (predictions, labels, weights)) as scope:
+        _, predictions_idx = nn_ops.top_k(predictions, k)
+        labels = _clean_out_of_range_indices(
+            labels, math_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64))
+        average_precision = _average_precision_at_top_k(labels, predictions_idx)
+        if weights is not None:
+            weights = weights_broadcast_ops.broadcast_weights(
+                math_ops.cast(weights, dtypes.float64), average_precision)
+            average_precision = math_ops.multiply(average_precision, weights)
+        if weights is None:
+            max_var, max_update = _streaming_total("max", lambda name: math_ops.cast(
+                array_ops.size(average_precision, name=name), dtypes.float64), "batch_max")
+        else:
+            max_var, max_update = _streaming_total(
+                "max", lambda name: math_ops.reduce_sum(weights, name=name), "batch_max")
+        total_var, total_update = _streaming_total(
+            "total", lambda name: math_ops.reduce_sum(average_precision, name=name),
+            "batch_total")
+        mean_average_precision = _aggregate_across_replicas(
+            metrics_collections, lambda _, t, m: math_ops.div_no_nan(t, m, name="mean"),
+            total_var, max_var)
+        update = math_ops.div_no_nan(total_update, max_update, name=scope)
+        return mean_average_precision, _add_update_op(updates_collections, update)
+
+
+sparse_average_precision_at_k = average_precision_at_k  # TF 1.15's older name of it

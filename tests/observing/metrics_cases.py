@@ -215,6 +215,28 @@ def _mean_cosine_distance_case():
                                   "weights": _weights(rng, [BATCH, 1])}}
 
 
+def _at_k_case(name, weighted, top_k_given=False, **kwargs):
+    """A metric at k of rows of 2 labels (some repeated, some -1: outside the 5 classes)."""
+    predictions = ("int64", [BATCH, 3]) if top_k_given else ("float32", [BATCH, 5])
+    inputs = {"labels": ("int64", [BATCH, 2]), "predictions": predictions}
+    if weighted:
+        inputs["weights"] = ("float32", [BATCH])
+
+    def metric(tf, x):
+        return getattr(tf.metrics, name)(x["labels"], x["predictions"],
+                                         weights=x.get("weights"), **kwargs)
+
+    def batch(rng):
+        values = {"labels": rng.randint(-1, 5, [BATCH, 2]).astype(np.int64),
+                  "predictions": (np.argsort(rng.uniform(size=(BATCH, 5)))[:, :3]
+                                  if top_k_given else _probabilities(rng, [BATCH, 5]))}
+        if weighted:
+            values["weights"] = _weights(rng, [BATCH])
+        return values
+
+    return {"inputs": inputs, "metric": metric, "batch": batch}
+
+
 CASES = {
     "accuracy": _accuracy_case(False, [BATCH]),
     "accuracy_labels_with_trailing_1": _accuracy_case(False, [BATCH, 1]),
@@ -268,6 +290,16 @@ CASES = {
     "specificity_at_sensitivity": _threshold_case("specificity_at_sensitivity", False, at=0.6),
     "specificity_at_sensitivity_weighted": _threshold_case(
         "specificity_at_sensitivity", True, at=0.5, num_thresholds=20),
+    "precision_at_k": _at_k_case("precision_at_k", False, k=2),
+    "precision_at_k_class_weighted": _at_k_case("precision_at_k", True, k=3, class_id=1),
+    "sparse_precision_at_k": _at_k_case("sparse_precision_at_k", True, k=1),
+    "recall_at_k": _at_k_case("recall_at_k", False, k=2),
+    "recall_at_k_class_weighted": _at_k_case("recall_at_k", True, k=3, class_id=2),
+    "precision_at_top_k_weighted": _at_k_case("precision_at_top_k", True, top_k_given=True),
+    "recall_at_top_k": _at_k_case("recall_at_top_k", False, top_k_given=True, k=3),
+    "average_precision_at_k": _at_k_case("average_precision_at_k", False, k=3),
+    "sparse_average_precision_at_k_weighted": _at_k_case("sparse_average_precision_at_k",
+                                                         True, k=2),
 }
 
 

@@ -66,3 +66,33 @@ def test_sensitivity_at_specificity_of_separable_scores_is_one():
 def test_a_rate_outside_zero_one_is_refused(metric, argument):
     with pytest.raises(ValueError, match="`%s` must be in the range \\[0, 1\\]." % argument):
         metric(tf.constant([0, 1]), tf.constant([0.2, 0.8]), 1.5)
+
+
+def test_precision_and_recall_at_k_count_sets_against_numpy():
+    # Row 0: top 2 are classes 3 and 1, labels {1}; row 1: top 2 are 0 and 2, labels {2, 4}.
+    scores = tf.constant([[0.1, 0.8, 0.0, 0.9, 0.2], [0.9, 0.1, 0.8, 0.0, 0.3]])
+    labels = tf.constant([[1, 1], [2, 4]], tf.int64)
+    precision = _update_then_read(tf.metrics.precision_at_k(labels, scores, 2), [{}])
+    recall = _update_then_read(tf.metrics.recall_at_k(labels, scores, 2), [{}])
+    recall_2 = _update_then_read(tf.metrics.recall_at_k(labels, scores, 2, class_id=4), [{}])
+    np.testing.assert_allclose([precision, recall, recall_2], [2 / 4, 2 / 3, 0.0])
+
+
+def test_average_precision_at_k_leaves_out_labels_outside_the_classes():
+    scores = tf.constant([[0.9, 0.1, 0.2, 0.8], [0.1, 0.2, 0.9, 0.3]])
+    labels = tf.constant([[0, 7], [3, 1]], tf.int64)
+    # Row 0: top 2 = (0, 3), relevant (1, 0), one relevant label: AP 1. Row 1: top 2 =
+    # (2, 3), relevant (0, 1): precision 1/2 at rank 2, over 2 labels: AP 1/4.
+    value = _update_then_read(tf.metrics.average_precision_at_k(labels, scores, 2), [{}])
+    np.testing.assert_allclose(value, (1.0 + 0.25) / 2)
+
+
+def test_metrics_at_k_refuse_what_they_cannot_count():
+    scores = tf.constant([[0.9, 0.1, 0.2]])
+    with pytest.raises(ValueError, match="Invalid k=0."):
+        tf.metrics.average_precision_at_k(tf.constant([[0]], tf.int64), scores, 0)
+    with pytest.raises(ValueError, match="Unexpected labels shape"):
+        tf.metrics.precision_at_k(tf.constant([[[0]]], tf.int64), scores, 1)
+    sparse_labels = tf.SparseTensor([[0, 0]], tf.constant([1], tf.int64), [1, 2])
+    with pytest.raises(NotImplementedError, match="take dense labels"):
+        tf.metrics.recall_at_k(sparse_labels, scores, 1)
