@@ -1,7 +1,9 @@
-"""2-D pooling layers: `MaxPooling2D` and `AveragePooling2D`, and their functional forms.
+"""Pooling layers: `MaxPooling1D/2D` and `AveragePooling1D/2D`, and their functional forms.
 
 A pooling layer has no variables: `call` is one `tf.nn.max_pool` or
-`tf.nn.avg_pool` over `pool_size` windows, `strides` apart.
+`tf.nn.avg_pool` (`max_pool1d`, `avg_pool1d` for 1-D) over `pool_size`
+windows, `strides` apart. There are no 3-D layers: minitf has no 3-D
+pooling op.
 
 Mirrors `tensorflow/python/layers/pooling.py` and the Keras layers it wraps
 (`tensorflow/python/keras/layers/pooling.py`).
@@ -11,65 +13,90 @@ from minitf.layers import base
 from minitf.layers import utils
 from minitf.ops import nn_ops
 
-__all__ = ["MaxPooling2D", "max_pooling2d", "AveragePooling2D", "average_pooling2d"]
+__all__ = ["MaxPooling1D", "max_pooling1d", "AveragePooling1D", "average_pooling1d",
+           "MaxPooling2D", "max_pooling2d", "AveragePooling2D", "average_pooling2d"]
 
 
-class _Pooling2D(base.Layer):
-    """The shared part of 2-D pooling: arguments, shape checks, and the call."""
+class _Pooling(base.Layer):
+    """The shared part of pooling: arguments, shape checks, and the call. A subclass names
+    its number of spatial dimensions (`_rank`) and its `tf.nn` op (`_pool_function`)."""
 
-    def __init__(self, pool_function, pool_size, strides, padding="valid",
-                 data_format="channels_last", name=None, **kwargs):
+    _rank = 2
+    _pool_function = staticmethod(nn_ops.max_pool)
+
+    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
+                 name=None, **kwargs):
         super().__init__(name=name, **kwargs)
         if strides is None:
             strides = pool_size
-        self.pool_function = pool_function
-        self.pool_size = utils.normalize_tuple(pool_size, 2, "pool_size")
-        self.strides = utils.normalize_tuple(strides, 2, "strides")
+        self.pool_size = utils.normalize_tuple(pool_size, self._rank, "pool_size")
+        self.strides = utils.normalize_tuple(strides, self._rank, "strides")
         self.padding = utils.normalize_padding(padding)
         self.data_format = utils.normalize_data_format(data_format)
-        self.input_spec = base.InputSpec(ndim=4)
+        self.input_spec = base.InputSpec(ndim=self._rank + 2)
 
     def call(self, inputs):
-        if self.data_format == "channels_last":
-            pool_shape = (1,) + self.pool_size + (1,)
-            strides = (1,) + self.strides + (1,)
-        else:
-            pool_shape = (1, 1) + self.pool_size
-            strides = (1, 1) + self.strides
-        return self.pool_function(inputs, ksize=pool_shape, strides=strides,
-                                  padding=self.padding.upper(),
-                                  data_format=utils.convert_data_format(self.data_format, 4))
+        pool_shape, strides = self.pool_size, self.strides
+        if self._rank == 2 and self.data_format == "channels_last":
+            pool_shape, strides = (1,) + pool_shape + (1,), (1,) + strides + (1,)
+        elif self._rank == 2:
+            pool_shape, strides = (1, 1) + pool_shape, (1, 1) + strides
+        return self._pool_function(inputs, ksize=pool_shape, strides=strides,
+                                   padding=self.padding.upper(),
+                                   data_format=utils.convert_data_format(self.data_format,
+                                                                         self._rank + 2))
 
 
-class MaxPooling2D(_Pooling2D):
+class MaxPooling1D(_Pooling):
+    """The maximum of each `pool_size` window of a [batch, width, channels] input."""
+
+    _rank = 1
+    _pool_function = staticmethod(nn_ops.max_pool1d)
+
+
+class AveragePooling1D(_Pooling):
+    """The mean of each `pool_size` window of a [batch, width, channels] input."""
+
+    _rank = 1
+    _pool_function = staticmethod(nn_ops.avg_pool1d)
+
+
+class MaxPooling2D(_Pooling):
     """The maximum of each `pool_size` window."""
 
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
-        super().__init__(nn_ops.max_pool, pool_size=pool_size, strides=strides,
-                         padding=padding, data_format=data_format, name=name, **kwargs)
+    _pool_function = staticmethod(nn_ops.max_pool)
 
 
-class AveragePooling2D(_Pooling2D):
+class AveragePooling2D(_Pooling):
     """The mean of each `pool_size` window (of its non-padding elements with 'same')."""
 
-    def __init__(self, pool_size, strides, padding="valid", data_format="channels_last",
-                 name=None, **kwargs):
-        super().__init__(nn_ops.avg_pool, pool_size=pool_size, strides=strides,
-                         padding=padding, data_format=data_format, name=name, **kwargs)
+    _pool_function = staticmethod(nn_ops.avg_pool)
+
+
+def _apply(layer_class, inputs, pool_size, strides, padding, data_format, name):
+    return layer_class(pool_size=pool_size, strides=strides, padding=padding,
+                       data_format=data_format, name=name).apply(inputs)
+
+
+def max_pooling1d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
+                  name=None):
+    """The functional form of `MaxPooling1D`."""
+    return _apply(MaxPooling1D, inputs, pool_size, strides, padding, data_format, name)
+
+
+def average_pooling1d(inputs, pool_size, strides, padding="valid",
+                      data_format="channels_last", name=None):
+    """The functional form of `AveragePooling1D`."""
+    return _apply(AveragePooling1D, inputs, pool_size, strides, padding, data_format, name)
 
 
 def max_pooling2d(inputs, pool_size, strides, padding="valid", data_format="channels_last",
                   name=None):
     """The functional form of `MaxPooling2D`."""
-    layer = MaxPooling2D(pool_size=pool_size, strides=strides, padding=padding,
-                         data_format=data_format, name=name)
-    return layer.apply(inputs)
+    return _apply(MaxPooling2D, inputs, pool_size, strides, padding, data_format, name)
 
 
 def average_pooling2d(inputs, pool_size, strides, padding="valid",
                       data_format="channels_last", name=None):
     """The functional form of `AveragePooling2D`."""
-    layer = AveragePooling2D(pool_size=pool_size, strides=strides, padding=padding,
-                             data_format=data_format, name=name)
-    return layer.apply(inputs)
+    return _apply(AveragePooling2D, inputs, pool_size, strides, padding, data_format, name)

@@ -57,7 +57,9 @@ def normalize_padding(value):
 
 
 def convert_data_format(data_format, ndim):
-    """'channels_last' -> 'NHWC', 'channels_first' -> 'NCHW' (for 4-D inputs)."""
+    """'channels_last' -> 'NWC' / 'NHWC', 'channels_first' -> 'NCW' / 'NCHW' (3-D / 4-D)."""
+    if ndim == 3:
+        return "NWC" if data_format == "channels_last" else "NCW"
     if ndim != 4:
         raise ValueError("Input rank not supported: %d" % ndim)
     return "NHWC" if data_format == "channels_last" else "NCHW"

@@ -14,24 +14,32 @@ Every metric is built from a few shared pieces: `mean` (a weighted total
 over a weighted count, which `accuracy`, the errors and `percentage_below`
 reduce to), `_count_condition` (the true/false positives/negatives),
 `_confusion_matrix_at_thresholds` (the counts `auc` and the `*_at_thresholds`
-metrics read), and `_streaming_confusion_matrix` (`mean_iou`).
+metrics read), `_streaming_confusion_matrix` (`mean_iou`), and the set counts
+of the metrics at k (`_count_in_set`: TensorFlow's set_size of a
+set_intersection or set_difference, here of dense rows of class ids).
 
 Mirrors `tensorflow/python/ops/metrics_impl.py` (TF 1.15), without the
 distribution strategies: a metric value is computed once, in the graph it
 is made in.
 """
 
-from minitf.graph import dtypes, ops
+import numpy as np
+
+from minitf.graph import dtypes, ops, sparse_tensor
 from minitf.graph.constant_op import constant
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import (array_ops, check_ops, confusion_matrix, control_flow_ops, math_ops,
-                        state_ops, variable_scope, variables, weights_broadcast_ops)
+                        nn_ops, state_ops, variable_scope, variables, weights_broadcast_ops)
 
-__all__ = ["accuracy", "auc", "false_negatives", "false_negatives_at_thresholds",
+__all__ = ["accuracy", "auc", "average_precision_at_k", "sparse_average_precision_at_k",
+           "precision_at_k", "precision_at_top_k", "recall_at_k",
+           "recall_at_top_k", "sparse_precision_at_k", "false_negatives", "false_negatives_at_thresholds",
            "false_positives", "false_positives_at_thresholds", "mean", "mean_absolute_error",
-           "mean_iou", "mean_per_class_accuracy", "mean_squared_error", "percentage_below",
+           "mean_cosine_distance", "mean_iou", "mean_per_class_accuracy",
+           "mean_relative_error", "mean_squared_error", "mean_tensor", "percentage_below",
            "precision", "precision_at_thresholds", "recall", "recall_at_thresholds",
-           "root_mean_squared_error", "true_negatives", "true_negatives_at_thresholds",
+           "root_mean_squared_error", "sensitivity_at_specificity",
+           "specificity_at_sensitivity", "true_negatives", "true_negatives_at_thresholds",
            "true_positives", "true_positives_at_thresholds"]
 
 
@@ -133,6 +141,31 @@ def _add_update_op(updates_collections, update_op):
 
 
 # --- means ------------------------------------------------------------------------------
+def _weighted(values, weights):
+    """`values` * `weights` and the weights broadcast to the values' shape."""
+    values, _, weights = _remove_squeezable_dimensions(predictions=values, labels=None,
+                                                       weights=weights)
+    weights = weights_broadcast_ops.broadcast_weights(math_ops.cast(weights, dtypes.float32),
+                                                      values)
+    return math_ops.multiply(values, weights), weights
+
+
+def _streaming_mean(total, count, batch_total, batch_count, metrics_collections,
+                    updates_collections):
+    """Adds a batch to `total` and `count`; the value and update_op are total / count."""
+    update_total_op = state_ops.assign_add(total, batch_total)
+    with ops.control_dependencies([batch_total]):
+        update_count_op = state_ops.assign_add(count, batch_count)
+
+    def compute_mean(_, t, c):
+        return math_ops.div_no_nan(t, math_ops.maximum(c, 0), name="value")
+
+    mean_t = _aggregate_across_replicas(metrics_collections, compute_mean, total, count)
+    update_op = math_ops.div_no_nan(update_total_op, math_ops.maximum(update_count_op, 0),
+                                    name="update_op")
+    return mean_t, _add_update_op(updates_collections, update_op)
+
+
 def mean(values, weights=None, metrics_collections=None, updates_collections=None, name=None):
     """The (weighted) mean of `values`: local variables `total` and `count`, total / count.
 
@@ -146,23 +179,26 @@ def mean(values, weights=None, metrics_collections=None, updates_collections=Non
         if weights is None:
             num_values = math_ops.cast(array_ops.size(values), dtypes.float32)
         else:
-            values, _, weights = _remove_squeezable_dimensions(
-                predictions=values, labels=None, weights=weights)
-            weights = weights_broadcast_ops.broadcast_weights(
-                math_ops.cast(weights, dtypes.float32), values)
-            values = math_ops.multiply(values, weights)
+            values, weights = _weighted(values, weights)
             num_values = math_ops.reduce_sum(weights)
-        update_total_op = state_ops.assign_add(total, math_ops.reduce_sum(values))
-        with ops.control_dependencies([values]):
-            update_count_op = state_ops.assign_add(count, num_values)
+        return _streaming_mean(total, count, math_ops.reduce_sum(values), num_values,
+                               metrics_collections, updates_collections)
 
-        def compute_mean(_, t, c):
-            return math_ops.div_no_nan(t, math_ops.maximum(c, 0), name="value")
 
-        mean_t = _aggregate_across_replicas(metrics_collections, compute_mean, total, count)
-        update_op = math_ops.div_no_nan(update_total_op, math_ops.maximum(update_count_op, 0),
-                                        name="update_op")
-        return mean_t, _add_update_op(updates_collections, update_op)
+def mean_tensor(values, weights=None, metrics_collections=None, updates_collections=None,
+                name=None):
+    """The elementwise (weighted) mean of `values` over the updates: local variables
+    `total_tensor` and `count_tensor` of the shape of `values`, total / count."""
+    with variable_scope.variable_scope(name, "mean", (values, weights)):
+        values = math_ops.cast(values, dtypes.float32)
+        total = metric_variable(values.shape, dtypes.float32, name="total_tensor")
+        count = metric_variable(values.shape, dtypes.float32, name="count_tensor")
+        num_values = array_ops.ones_like(values)
+        if weights is not None:
+            values, weights = _weighted(values, weights)
+            num_values = math_ops.multiply(num_values, weights)
+        return _streaming_mean(total, count, values, num_values, metrics_collections,
+                               updates_collections)
 
 
 def accuracy(labels, predictions, weights=None, metrics_collections=None,
@@ -207,6 +243,39 @@ def root_mean_squared_error(labels, predictions, weights=None, metrics_collectio
                                             name or "root_mean_squared_error")
     rmse = _aggregate_across_replicas(metrics_collections, lambda _, m: math_ops.sqrt(m), mse)
     return rmse, _add_update_op(updates_collections, math_ops.sqrt(update_mse_op))
+
+
+def mean_relative_error(labels, predictions, normalizer, weights=None,
+                        metrics_collections=None, updates_collections=None, name=None):
+    """The mean of |labels - predictions| / normalizer (0 where the normalizer is 0)."""
+    predictions, labels, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    predictions, normalizer = confusion_matrix.remove_squeezable_dimensions(
+        predictions, normalizer)
+    predictions.shape.assert_is_compatible_with(normalizer.shape)
+    relative_errors = math_ops.where(math_ops.equal(normalizer, 0.0),
+                                     array_ops.zeros_like(labels),
+                                     math_ops.div(math_ops.abs(labels - predictions),
+                                                  normalizer))
+    return mean(relative_errors, weights, metrics_collections, updates_collections,
+                name or "mean_relative_error")
+
+
+def mean_cosine_distance(labels, predictions, dim, weights=None, metrics_collections=None,
+                         updates_collections=None, name=None):
+    """1 - the mean of the dot products along `dim` of `labels` and `predictions` (which
+    are expected to be unit vectors already)."""
+    labels, predictions, weights = _remove_squeezable_dimensions(
+        predictions=predictions, labels=labels, weights=weights)
+    radial_diffs = math_ops.multiply(predictions, labels)
+    radial_diffs = math_ops.reduce_sum(radial_diffs, axis=[dim], keepdims=True)
+    mean_distance, update_op = mean(radial_diffs, weights, None, None,
+                                    name or "mean_cosine_distance")
+    mean_distance = math_ops.subtract(1.0, mean_distance)
+    update_op = math_ops.subtract(1.0, update_op)
+    if metrics_collections:
+        ops.add_to_collections(metrics_collections, mean_distance)
+    return mean_distance, _add_update_op(updates_collections, update_op)
 
 
 def percentage_below(values, threshold, weights=None, metrics_collections=None,
@@ -551,6 +620,69 @@ def recall_at_thresholds(labels, predictions, thresholds, weights=None,
                                 weights, metrics_collections, updates_collections, name)
 
 
+def _rate_at_rate(scope, at_name, at, labels, predictions, weights, num_thresholds,
+                  metrics_collections, updates_collections, name, last_threshold,
+                  compute):
+    """A rate read at the threshold where another rate is closest to `at`: the part that
+    `sensitivity_at_specificity` and `specificity_at_sensitivity` share."""
+    if at < 0 or at > 1:
+        raise ValueError("`%s` must be in the range [0, 1]." % at_name)
+    with variable_scope.variable_scope(name, scope, (predictions, labels, weights)):
+        kepsilon = 1e-7  # so that predictions of exactly 0 and 1 fall inside the end thresholds
+        thresholds = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        thresholds = [0.0 - kepsilon] + thresholds + [last_threshold]
+        values, update_ops = _confusion_matrix_at_thresholds(labels, predictions, thresholds,
+                                                             weights)
+        value = _aggregate_across_replicas(
+            metrics_collections,
+            lambda _, v: compute(v["tp"], v["tn"], v["fp"], v["fn"], "value"), values)
+        update_op = compute(update_ops["tp"], update_ops["tn"], update_ops["fp"],
+                            update_ops["fn"], "update_op")
+        return value, _add_update_op(updates_collections, update_op)
+
+
+def sensitivity_at_specificity(labels, predictions, specificity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The sensitivity (recall, tp / (tp + fn)) at the threshold whose specificity
+    (tn / (tn + fp)) is closest to `specificity`, of `num_thresholds` in [0, 1]."""
+    kepsilon = 1e-7
+
+    def compute_sensitivity_at_specificity(tp, tn, fp, fn, name):
+        specificities = math_ops.div(tn, tn + fp + kepsilon)
+        tf_index = math_ops.argmin(math_ops.abs(specificities - specificity), 0)
+        tf_index = math_ops.cast(tf_index, dtypes.int32)
+        return math_ops.div(tp[tf_index], tp[tf_index] + fn[tf_index] + kepsilon, name)
+
+    return _rate_at_rate("sensitivity_at_specificity", "specificity", specificity, labels,
+                         predictions, weights, num_thresholds, metrics_collections,
+                         updates_collections, name, 1.0 + kepsilon,
+                         compute_sensitivity_at_specificity)
+
+
+def specificity_at_sensitivity(labels, predictions, sensitivity, weights=None,
+                               num_thresholds=200, metrics_collections=None,
+                               updates_collections=None, name=None):
+    """The specificity (tn / (tn + fp)) at the threshold whose sensitivity (tp / (tp + fn))
+    is closest to `sensitivity`, the last such threshold on a tie."""
+    kepsilon = 1e-7
+
+    def compute_specificity_at_sensitivity(tp, tn, fp, fn, name):
+        sensitivities = math_ops.div(tp, tp + fn + kepsilon)
+        # The last of the closest: argmax gives the first maximum of the running count.
+        min_val = math_ops.reduce_min(math_ops.abs(sensitivities - sensitivity))
+        indices_at_minval = math_ops.equal(math_ops.abs(sensitivities - sensitivity), min_val)
+        indices_at_minval = math_ops.cumsum(math_ops.cast(indices_at_minval, dtypes.int64))
+        tf_index = math_ops.cast(math_ops.argmax(indices_at_minval, 0), dtypes.int32)
+        return math_ops.div(tn[tf_index], tn[tf_index] + fp[tf_index] + kepsilon, name)
+
+    # TensorFlow ends these thresholds just below 1, not just above it as elsewhere.
+    return _rate_at_rate("specificity_at_sensitivity", "sensitivity", sensitivity, labels,
+                         predictions, weights, num_thresholds, metrics_collections,
+                         updates_collections, name, 1.0 - kepsilon,
+                         compute_specificity_at_sensitivity)
+
+
 def _count_at_thresholds(key, scope, labels, predictions, thresholds, weights,
                          metrics_collections, updates_collections, name):
     with variable_scope.variable_scope(name, scope, (predictions, labels, weights)):
@@ -586,3 +718,224 @@ def false_negatives_at_thresholds(labels, predictions, thresholds, weights=None,
     """The (weighted) false negatives at each threshold."""
     return _count_at_thresholds("fn", "false_negatives", labels, predictions, thresholds,
                                 weights, metrics_collections, updates_collections, name)
+
+
+# --- the top k predictions against sets of labels: precision and recall at k ---------------
+def _at_k_name(name, k=None, class_id=None):
+    """'precision_at_5', 'recall_at_k', 'precision_at_5_class3': the default scope names."""
+    name = "%s_at_%d" % (name, k) if k is not None else "%s_at_k" % name
+    return "%s_class%d" % (name, class_id) if class_id is not None else name
+
+
+def _maybe_expand_labels(labels, predictions):
+    """Labels of one rank less than the predictions (one label per row) get a last axis."""
+    if isinstance(labels, sparse_tensor.SparseTensor):
+        raise NotImplementedError("minitf's metrics at k take dense labels, one row of class "
+                                  "ids per example; got a SparseTensor.")
+    with ops.name_scope(None, "expand_labels", (labels, predictions)) as scope:
+        labels = convert_to_tensor(labels)
+        labels_rank, predictions_rank = labels.shape.ndims, predictions.shape.ndims
+        if labels_rank is None or predictions_rank is None:
+            raise ValueError("The metrics at k need the ranks of labels and predictions "
+                             "while building.")
+        if predictions_rank == labels_rank:
+            return labels
+        if predictions_rank == labels_rank + 1:
+            return array_ops.expand_dims(labels, -1, name=scope)
+        raise ValueError("Unexpected labels shape %s for predictions shape %s."
+                         % (labels.shape, predictions.shape))
+
+
+def _set_members(ids, class_id):
+    """Which of each row's ids are members of the row's set: the first of equal ids (a set
+    holds each once), and only `class_id` when one is given."""
+    size = ids.shape.dims[-1].value
+    if size is None:
+        raise ValueError("The metrics at k need the last dimension of labels and "
+                         "predictions while building.")
+    equal = math_ops.equal(array_ops.expand_dims(ids, -1), array_ops.expand_dims(ids, -2))
+    earlier = constant(np.tril(np.ones([size, size], dtype=bool), -1))
+    members = math_ops.logical_not(math_ops.reduce_any(math_ops.logical_and(equal, earlier),
+                                                       -1))
+    if class_id is not None:
+        members = math_ops.logical_and(members, math_ops.equal(ids, class_id))
+    return members
+
+
+def _count_in_set(ids, other_ids, class_id, in_other, weights):
+    """Per row, how many members of the set `ids` are (`in_other`) or are not in the set
+    `other_ids`, weighted: set_size of the set intersection or difference, as float64."""
+    found = math_ops.reduce_any(math_ops.equal(array_ops.expand_dims(ids, -1),
+                                               array_ops.expand_dims(other_ids, -2)), -1)
+    if not in_other:
+        found = math_ops.logical_not(found)
+    counted = math_ops.logical_and(_set_members(ids, class_id), found)
+    count = math_ops.reduce_sum(math_ops.cast(counted, dtypes.float64), -1)
+    if weights is not None:
+        with ops.control_dependencies((weights_broadcast_ops.assert_broadcastable(weights,
+                                                                                   count),)):
+            count = math_ops.multiply(count, math_ops.cast(weights, dtypes.float64))
+    return count
+
+
+def _streaming_count_at_k(scope_name, ids, other_ids, in_other, k, class_id, weights):
+    """A float64 local variable of the batches' total count, and the op that adds one."""
+    with ops.name_scope(None, _at_k_name(scope_name, k, class_id=class_id),
+                        (ids, other_ids, weights)) as scope:
+        count = _count_in_set(ids, other_ids, class_id, in_other, weights)
+        var = metric_variable([], dtypes.float64, name=scope)
+        return var, state_ops.assign_add(var, math_ops.reduce_sum(count), name="update")
+
+
+def _tp_over_tp_plus(metric_name, other_name, other_is_labels, labels, predictions_idx, k,
+                     class_id, weights, metrics_collections, updates_collections, name):
+    """tp / (tp + fp) (precision: other_is_labels False) or tp / (tp + fn) (recall) of the
+    top-k ids against the labels."""
+    with ops.name_scope(name, _at_k_name(metric_name, k, class_id=class_id),
+                        (predictions_idx, labels, weights)) as scope:
+        labels = math_ops.cast(_maybe_expand_labels(labels, predictions_idx), dtypes.int64)
+        top_k_idx = math_ops.cast(predictions_idx, dtypes.int64)
+        tp, tp_update = _streaming_count_at_k("true_positive", top_k_idx, labels, True, k,
+                                              class_id, weights)
+        if other_is_labels:
+            other, other_update = _streaming_count_at_k(other_name, labels, top_k_idx, False,
+                                                        k, class_id, weights)
+        else:
+            other, other_update = _streaming_count_at_k(other_name, top_k_idx, labels, False,
+                                                        k, class_id, weights)
+        metric = _aggregate_across_replicas(
+            metrics_collections, lambda _, t, o: math_ops.div(t, math_ops.add(t, o), name=scope),
+            tp, other)
+        update = math_ops.div(tp_update, math_ops.add(tp_update, other_update), name="update")
+        return metric, _add_update_op(updates_collections, update)
+
+
+def precision_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                       metrics_collections=None, updates_collections=None, name=None):
+    """Of the ids in `predictions_idx` (the top k classes of each example), the fraction
+    that are among the example's `labels`: float64 local variables true_positive_at_<k>
+    and false_positive_at_<k>. With `class_id`, only that class counts."""
+    return _tp_over_tp_plus("precision", "false_positive", False, labels, predictions_idx, k,
+                            class_id, weights, metrics_collections, updates_collections, name)
+
+
+def recall_at_top_k(labels, predictions_idx, k=None, class_id=None, weights=None,
+                    metrics_collections=None, updates_collections=None, name=None):
+    """Of each example's `labels` (a set: each id once), the fraction found among the ids
+    of `predictions_idx`; a label outside the classes always counts as missed."""
+    return _tp_over_tp_plus("recall", "false_negative", True, labels, predictions_idx, k,
+                            class_id, weights, metrics_collections, updates_collections, name)
+
+
+def _of_top_k(metric_name, metric_at_top_k, labels, predictions, k, class_id, weights,
+              metrics_collections, updates_collections, name):
+    with ops.name_scope(name, _at_k_name(metric_name, k, class_id=class_id),
+                        (predictions, labels, weights)) as scope:
+        _, top_k_idx = nn_ops.top_k(predictions, k)
+        return metric_at_top_k(labels=labels, predictions_idx=top_k_idx, k=k,
+                               class_id=class_id, weights=weights,
+                               metrics_collections=metrics_collections,
+                               updates_collections=updates_collections, name=scope)
+
+
+def precision_at_k(labels, predictions, k, class_id=None, weights=None,
+                   metrics_collections=None, updates_collections=None, name=None):
+    """`precision_at_top_k` of the `k` classes with the highest `predictions` (logits or
+    probabilities, [..., num_classes])."""
+    return _of_top_k("precision", precision_at_top_k, labels, predictions, k, class_id,
+                     weights, metrics_collections, updates_collections, name)
+
+
+sparse_precision_at_k = precision_at_k  # TF 1.15's older name of it
+
+
+def recall_at_k(labels, predictions, k, class_id=None, weights=None, metrics_collections=None,
+                updates_collections=None, name=None):
+    """`recall_at_top_k` of the `k` classes with the highest `predictions`."""
+    return _of_top_k("recall", recall_at_top_k, labels, predictions, k, class_id, weights,
+                     metrics_collections, updates_collections, name)
+
+
+def _clean_out_of_range_indices(labels, num_classes):
+    """Labels of `num_classes` or more as -1, so that they are not counted as relevant."""
+    labels = math_ops.cast(convert_to_tensor(labels), dtypes.int64)
+
+    def clean_labels_out_of_range():
+        return math_ops.where(math_ops.greater_equal(labels, num_classes),
+                              -1 * array_ops.ones_like(labels), labels)
+
+    max_labels = math_ops.reduce_max(labels)
+    return control_flow_ops.cond(math_ops.greater_equal(max_labels, num_classes),
+                                 clean_labels_out_of_range, lambda: labels)
+
+
+def _average_precision_at_top_k(labels, predictions_idx):
+    """Per example, the mean over its relevant ranks i of the precision of the first i ids,
+    divided by min(k, the number of its non-negative labels)."""
+    with ops.name_scope(None, "average_precision", (predictions_idx, labels)) as scope:
+        predictions_idx = math_ops.cast(predictions_idx, dtypes.int64, name="predictions_idx")
+        if predictions_idx.shape.ndims == 0:
+            raise ValueError("Invalid predictions_idx %s." % predictions_idx)
+        k = predictions_idx.shape.as_list()[-1]
+        if k is None:
+            raise ValueError("predictions_idx must have static last dimension.")
+        labels = math_ops.cast(_maybe_expand_labels(labels, predictions_idx), dtypes.int64)
+        relevant_per_k = math_ops.cast(math_ops.reduce_any(math_ops.equal(
+            array_ops.expand_dims(predictions_idx, -1), array_ops.expand_dims(labels, -2)), -1),
+            dtypes.float64, name="relevant_per_k")
+        tp_per_k = math_ops.cumsum(relevant_per_k, axis=-1, name="tp_per_k")
+        retrieved_per_k = math_ops.cumsum(array_ops.ones_like(relevant_per_k), axis=-1,
+                                          name="retrieved_per_k")
+        precision_per_k = math_ops.div(tp_per_k, retrieved_per_k, name="precision_per_k")
+        relevant_precision_per_k = math_ops.multiply(precision_per_k, relevant_per_k,
+                                                     name="relevant_precision_per_k")
+        precision_sum = math_ops.reduce_sum(relevant_precision_per_k, axis=(-1,),
+                                            name="precision_sum")
+        num_labels = math_ops.reduce_sum(
+            math_ops.cast(math_ops.greater_equal(labels, 0), dtypes.int64), axis=-1)
+        num_relevant_items = math_ops.cast(math_ops.minimum(num_labels, k), dtypes.float64)
+        return math_ops.div(precision_sum, num_relevant_items, name=scope)
+
+
+def _streaming_total(scope_name, batch_value, batch_name):
+    """A float64 local variable named by its scope, and the op that adds `batch_value`."""
+    with ops.name_scope(None, scope_name, (batch_value,)) as scope:
+        var = metric_variable([], dtypes.float64, name=scope)
+        batch = batch_value(batch_name)
+        return var, state_ops.assign_add(var, batch, name="update")
+
+
+def average_precision_at_k(labels, predictions, k, weights=None, metrics_collections=None,
+                           updates_collections=None, name=None):
+    """The mean over the examples of the average precision of their top `k` predictions:
+    float64 local variables `total` (of the per-example values) and `max` (the examples,
+    or their weights)."""
+    if k < 1:
+        raise ValueError("Invalid k=%s." % k)
+    with ops.name_scope(name, _at_k_name("average_precision", k),
+                        (predictions, labels, weights)) as scope:
+        _, predictions_idx = nn_ops.top_k(predictions, k)
+        labels = _clean_out_of_range_indices(
+            labels, math_ops.cast(array_ops.shape(predictions)[-1], dtypes.int64))
+        average_precision = _average_precision_at_top_k(labels, predictions_idx)
+        if weights is not None:
+            weights = weights_broadcast_ops.broadcast_weights(
+                math_ops.cast(weights, dtypes.float64), average_precision)
+            average_precision = math_ops.multiply(average_precision, weights)
+        if weights is None:
+            max_var, max_update = _streaming_total("max", lambda name: math_ops.cast(
+                array_ops.size(average_precision, name=name), dtypes.float64), "batch_max")
+        else:
+            max_var, max_update = _streaming_total(
+                "max", lambda name: math_ops.reduce_sum(weights, name=name), "batch_max")
+        total_var, total_update = _streaming_total(
+            "total", lambda name: math_ops.reduce_sum(average_precision, name=name),
+            "batch_total")
+        mean_average_precision = _aggregate_across_replicas(
+            metrics_collections, lambda _, t, m: math_ops.div_no_nan(t, m, name="mean"),
+            total_var, max_var)
+        update = math_ops.div_no_nan(total_update, max_update, name=scope)
+        return mean_average_precision, _add_update_op(updates_collections, update)
+
+
+sparse_average_precision_at_k = average_precision_at_k  # TF 1.15's older name of it

@@ -87,15 +87,16 @@ def _binary_case(name, weighted, **kwargs):
     return {"inputs": inputs, "metric": metric, "batch": batch}
 
 
-def _threshold_case(name, weighted):
-    """A metric at thresholds, of 0/1 labels and probabilities."""
+def _threshold_case(name, weighted, at=(0.25, 0.5, 0.75), **kwargs):
+    """A metric of 0/1 labels and probabilities at thresholds (or at a rate, `at`)."""
     inputs = {"labels": ("float32", [BATCH]), "predictions": ("float32", [BATCH])}
     if weighted:
         inputs["weights"] = ("float32", [BATCH])
 
     def metric(tf, x):
-        return getattr(tf.metrics, name)(x["labels"], x["predictions"], [0.25, 0.5, 0.75],
-                                         weights=x.get("weights"))
+        return getattr(tf.metrics, name)(x["labels"], x["predictions"],
+                                         list(at) if isinstance(at, tuple) else at,
+                                         weights=x.get("weights"), **kwargs)
 
     def batch(rng):
         values = {"labels": _binary(rng, [BATCH]), "predictions": _probabilities(rng, [BATCH])}
@@ -167,6 +168,75 @@ def _percentage_below_case():
             "batch": lambda rng: {"values": _probabilities(rng, [BATCH])}}
 
 
+def _mean_tensor_case(weighted):
+    inputs = {"values": ("float32", [4, 3])}
+    if weighted:
+        inputs["weights"] = ("float32", [4, 1])
+
+    def metric(tf, x):
+        return tf.metrics.mean_tensor(x["values"], weights=x.get("weights"))
+
+    def batch(rng):
+        values = {"values": rng.normal(1.0, 2.0, [4, 3]).astype(np.float32)}
+        if weighted:
+            values["weights"] = _weights(rng, [4, 1])
+        return values
+
+    return {"inputs": inputs, "metric": metric, "batch": batch}
+
+
+def _mean_relative_error_case():
+    shape = [BATCH, 2]
+    return {"inputs": {"labels": ("float32", shape), "predictions": ("float32", shape),
+                       "normalizer": ("float32", shape)},
+            "metric": lambda tf, x: tf.metrics.mean_relative_error(
+                x["labels"], x["predictions"], x["normalizer"]),
+            # Some zero normalizers: their relative error counts as 0.
+            "batch": lambda rng: {
+                "labels": rng.normal(0.0, 1.0, shape).astype(np.float32),
+                "predictions": rng.normal(0.0, 1.0, shape).astype(np.float32),
+                "normalizer": (rng.uniform(0.5, 2.0, shape)
+                               * rng.randint(0, 4, shape).clip(0, 1)).astype(np.float32)}}
+
+
+def _unit_rows(rng, shape):
+    rows = rng.normal(0.0, 1.0, shape)
+    return (rows / np.linalg.norm(rows, axis=-1, keepdims=True)).astype(np.float32)
+
+
+def _mean_cosine_distance_case():
+    shape = [BATCH, 3]
+    return {"inputs": {"labels": ("float32", shape), "predictions": ("float32", shape),
+                       "weights": ("float32", [BATCH, 1])},
+            "metric": lambda tf, x: tf.metrics.mean_cosine_distance(
+                x["labels"], x["predictions"], dim=1, weights=x["weights"]),
+            "batch": lambda rng: {"labels": _unit_rows(rng, shape),
+                                  "predictions": _unit_rows(rng, shape),
+                                  "weights": _weights(rng, [BATCH, 1])}}
+
+
+def _at_k_case(name, weighted, top_k_given=False, **kwargs):
+    """A metric at k of rows of 2 labels (some repeated, some -1: outside the 5 classes)."""
+    predictions = ("int64", [BATCH, 3]) if top_k_given else ("float32", [BATCH, 5])
+    inputs = {"labels": ("int64", [BATCH, 2]), "predictions": predictions}
+    if weighted:
+        inputs["weights"] = ("float32", [BATCH])
+
+    def metric(tf, x):
+        return getattr(tf.metrics, name)(x["labels"], x["predictions"],
+                                         weights=x.get("weights"), **kwargs)
+
+    def batch(rng):
+        values = {"labels": rng.randint(-1, 5, [BATCH, 2]).astype(np.int64),
+                  "predictions": (np.argsort(rng.uniform(size=(BATCH, 5)))[:, :3]
+                                  if top_k_given else _probabilities(rng, [BATCH, 5]))}
+        if weighted:
+            values["weights"] = _weights(rng, [BATCH])
+        return values
+
+    return {"inputs": inputs, "metric": metric, "batch": batch}
+
+
 CASES = {
     "accuracy": _accuracy_case(False, [BATCH]),
     "accuracy_labels_with_trailing_1": _accuracy_case(False, [BATCH, 1]),
@@ -210,6 +280,26 @@ CASES = {
     "mean_per_class_accuracy": _class_case("mean_per_class_accuracy", False),
     "mean_per_class_accuracy_weighted": _class_case("mean_per_class_accuracy", True),
     "percentage_below": _percentage_below_case(),
+    "mean_tensor": _mean_tensor_case(False),
+    "mean_tensor_weighted": _mean_tensor_case(True),
+    "mean_relative_error": _mean_relative_error_case(),
+    "mean_cosine_distance_weighted": _mean_cosine_distance_case(),
+    "sensitivity_at_specificity": _threshold_case("sensitivity_at_specificity", False, at=0.7),
+    "sensitivity_at_specificity_weighted": _threshold_case(
+        "sensitivity_at_specificity", True, at=0.4, num_thresholds=20),
+    "specificity_at_sensitivity": _threshold_case("specificity_at_sensitivity", False, at=0.6),
+    "specificity_at_sensitivity_weighted": _threshold_case(
+        "specificity_at_sensitivity", True, at=0.5, num_thresholds=20),
+    "precision_at_k": _at_k_case("precision_at_k", False, k=2),
+    "precision_at_k_class_weighted": _at_k_case("precision_at_k", True, k=3, class_id=1),
+    "sparse_precision_at_k": _at_k_case("sparse_precision_at_k", True, k=1),
+    "recall_at_k": _at_k_case("recall_at_k", False, k=2),
+    "recall_at_k_class_weighted": _at_k_case("recall_at_k", True, k=3, class_id=2),
+    "precision_at_top_k_weighted": _at_k_case("precision_at_top_k", True, top_k_given=True),
+    "recall_at_top_k": _at_k_case("recall_at_top_k", False, top_k_given=True, k=3),
+    "average_precision_at_k": _at_k_case("average_precision_at_k", False, k=3),
+    "sparse_average_precision_at_k_weighted": _at_k_case("sparse_average_precision_at_k",
+                                                         True, k=2),
 }
 
 
