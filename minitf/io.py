@@ -21,6 +21,11 @@ from minitf.ops.parsing_ops import (decode_csv, decode_raw, parse_example,  # no
                                     parse_single_sequence_example)
 from minitf.saver.meta_graph import write_graph  # noqa: F401
 
+# --- tf.io's names for the queues (`tf.queue`) and the base64 string ops (`tf.*`) ---
+from minitf.ops.data_flow_ops import (PaddingFIFOQueue, PriorityQueue,  # noqa: F401,E402
+                                      QueueBase, RandomShuffleQueue)
+from minitf.ops.string_ops import decode_base64, encode_base64  # noqa: F401,E402
+
 gfile_v1 = types.SimpleNamespace(
     GFile=gfile.GFile, Open=gfile.GFile, FastGFile=gfile.GFile, Exists=gfile.exists,
     Glob=gfile.glob, MakeDirs=gfile.makedirs, MkDir=gfile.mkdir, ListDirectory=gfile.listdir,

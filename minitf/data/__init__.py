@@ -20,7 +20,8 @@ Mirrors `tensorflow/python/data/` and `tensorflow/python/lib/io/`.
 """
 
 from minitf.data import experimental  # noqa: F401
-from minitf.data.dataset_ops import Dataset  # noqa: F401
+from minitf.data.dataset_ops import (AUTOTUNE, INFINITE_CARDINALITY,  # noqa: F401
+                                     UNKNOWN_CARDINALITY, Dataset)
 from minitf.data.iterator_ops import (Iterator, get_output_classes,  # noqa: F401
                                       get_output_shapes, get_output_types,
                                       make_initializable_iterator, make_one_shot_iterator)

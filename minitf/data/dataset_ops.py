@@ -33,9 +33,11 @@ from minitf.graph.op_def_library import apply_op
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import script_ops
 
-__all__ = ["Dataset", "AUTOTUNE"]
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
 AUTOTUNE = -1  # tf.data.experimental.AUTOTUNE: let the runtime pick
+INFINITE_CARDINALITY = -1  # what a dataset that never ends counts as (`repeat()`)
+UNKNOWN_CARDINALITY = -2  # what a dataset whose length depends on its data counts as (`filter`)
 
 
 def _int64(value, name):

@@ -14,6 +14,9 @@ QueueRunner for them to the `QUEUE_RUNNERS` collection
 - `batch(tensors, batch_size)` enqueues `tensors` (one example, or many with
   `enqueue_many`) from `num_threads` threads and dequeues `batch_size` of
   them; `shuffle_batch` does the same through a RandomShuffleQueue.
+- `batch_join(tensors_list, batch_size)` and `shuffle_batch_join` enqueue
+  from one thread per element of `tensors_list` (each a list or dict of the
+  same structure, say one reader per file) into the one queue.
 
 Deprecated in TensorFlow in favour of tf.data (`tf.data.Dataset.batch`,
 `shuffle`, `repeat`), and minitf warns as it does.
@@ -38,7 +41,7 @@ from minitf.train import queue_runner_impl
 from minitf.train.queue_runner_impl import warn_deprecated
 
 __all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
-           "slice_input_producer", "batch", "shuffle_batch"]
+           "slice_input_producer", "batch", "shuffle_batch", "batch_join", "shuffle_batch_join"]
 
 _INSTEAD = ("Queue-based input pipelines have been replaced by `tf.data`. Use "
             "`tf.data.Dataset.%s`.")
@@ -153,14 +156,23 @@ def _shapes(tensor_list, shapes, enqueue_many):
     return result
 
 
-def _batch(tensors, batch_size, queue, num_threads, enqueue_many, allow_smaller_final_batch,
-           name):
-    tensor_list = _as_tensor_list(tensors)
+def _batch(tensors_list, batch_size, queue, enqueue_many, allow_smaller_final_batch, name):
+    """One enqueue op (and thread) per element of `tensors_list`, one dequeue of `batch_size`."""
     enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
-    enqueue_ops = [enqueue(tensor_list) for _ in range(num_threads)]
+    enqueue_ops = [enqueue(_as_tensor_list(tensors)) for tensors in tensors_list]
     queue_runner_impl.add_queue_runner(queue_runner_impl.QueueRunner(queue, enqueue_ops))
     dequeue = queue.dequeue_up_to if allow_smaller_final_batch else queue.dequeue_many
-    return _as_original_type(tensors, dequeue(batch_size, name=name))
+    return _as_original_type(tensors_list[0], dequeue(batch_size, name=name))
+
+
+def _fifo_queue(tensor_list, capacity, enqueue_many, shapes, dynamic_pad, shared_name):
+    """The queue `batch` fills: a PaddingFIFOQueue if `dynamic_pad`, else a FIFOQueue."""
+    types = [t.dtype.base_dtype for t in tensor_list]
+    if dynamic_pad:
+        shapes = shapes or [t.shape[1:] if enqueue_many else t.shape for t in tensor_list]
+        return data_flow_ops.PaddingFIFOQueue(capacity, types, shapes, shared_name=shared_name)
+    return data_flow_ops.FIFOQueue(capacity, types, _shapes(tensor_list, shapes, enqueue_many),
+                                   shared_name=shared_name)
 
 
 def _converted(tensors):
@@ -177,17 +189,9 @@ def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, s
     warn_deprecated("batch", _INSTEAD % "batch(batch_size)", "input")
     with ops.name_scope(name, "batch", _as_tensor_list(tensors)) as scope:
         tensors = _converted(tensors)
-        tensor_list = _as_tensor_list(tensors)
-        types = [t.dtype.base_dtype for t in tensor_list]
-        if dynamic_pad:
-            shapes = shapes or [t.shape[1:] if enqueue_many else t.shape for t in tensor_list]
-            queue = data_flow_ops.PaddingFIFOQueue(capacity, types, shapes,
-                                                   shared_name=shared_name)
-        else:
-            queue = data_flow_ops.FIFOQueue(capacity, types,
-                                            _shapes(tensor_list, shapes, enqueue_many),
-                                            shared_name=shared_name)
-        return _batch(tensors, batch_size, queue, num_threads, enqueue_many,
+        queue = _fifo_queue(_as_tensor_list(tensors), capacity, enqueue_many, shapes, dynamic_pad,
+                            shared_name)
+        return _batch([tensors] * num_threads, batch_size, queue, enqueue_many,
                       allow_smaller_final_batch, scope)
 
 
@@ -204,5 +208,57 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
             capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed,
             dtypes=[t.dtype.base_dtype for t in tensor_list],
             shapes=_shapes(tensor_list, shapes, enqueue_many), shared_name=shared_name)
-        return _batch(tensors, batch_size, queue, num_threads, enqueue_many,
+        return _batch([tensors] * num_threads, batch_size, queue, enqueue_many,
                       allow_smaller_final_batch, scope)
+
+
+def _converted_list(tensors_list):
+    """Each element of `tensors_list` converted; all must have the same structure and dtypes."""
+    if not tensors_list:
+        raise ValueError("Expected at least one tensor in batch_join().")
+    converted = [_converted(tensors) for tensors in tensors_list]
+    first = _as_tensor_list(converted[0])
+    for tensors in converted[1:]:
+        other = _as_tensor_list(tensors)
+        if (isinstance(tensors, dict) != isinstance(converted[0], dict)
+                or (isinstance(tensors, dict) and sorted(tensors) != sorted(converted[0]))
+                or len(other) != len(first)):
+            raise ValueError("Expected all elements of tensors_list to have the same structure: "
+                             "%s" % tensors_list)
+        if [t.dtype.base_dtype for t in other] != [t.dtype.base_dtype for t in first]:
+            raise TypeError("Expected types to be consistent: %s vs. %s." % (
+                [t.dtype.base_dtype.name for t in other],
+                [t.dtype.base_dtype.name for t in first]))
+    return converted
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
+               dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Like `batch`, one enqueuing thread per element of `tensors_list` (say one per reader)."""
+    warn_deprecated("batch_join", _INSTEAD % "interleave(...).batch(batch_size)", "input")
+    with ops.name_scope(name, "batch_join",
+                        [t for tensors in tensors_list for t in _as_tensor_list(tensors)]) as scope:
+        tensors_list = _converted_list(tensors_list)
+        queue = _fifo_queue(_as_tensor_list(tensors_list[0]), capacity, enqueue_many, shapes,
+                            dynamic_pad, shared_name)
+        return _batch(tensors_list, batch_size, queue, enqueue_many, allow_smaller_final_batch,
+                      scope)
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
+                       enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                       shared_name=None, name=None):
+    """Like `shuffle_batch`, one enqueuing thread per element of `tensors_list`."""
+    warn_deprecated("shuffle_batch_join",
+                    _INSTEAD % "interleave(...).shuffle(min_after_dequeue).batch(batch_size)",
+                    "input")
+    with ops.name_scope(name, "shuffle_batch_join",
+                        [t for tensors in tensors_list for t in _as_tensor_list(tensors)]) as scope:
+        tensors_list = _converted_list(tensors_list)
+        first = _as_tensor_list(tensors_list[0])
+        queue = data_flow_ops.RandomShuffleQueue(
+            capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed,
+            dtypes=[t.dtype.base_dtype for t in first],
+            shapes=_shapes(first, shapes, enqueue_many), shared_name=shared_name)
+        return _batch(tensors_list, batch_size, queue, enqueue_many, allow_smaller_final_batch,
+                      scope)

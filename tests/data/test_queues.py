@@ -277,3 +277,42 @@ def test_dequeue_many_needs_shapes_and_batch_takes_dicts_and_pads():
         coord.join(threads, stop_grace_period_secs=5)
     assert value["n"].tolist() == [1, 2, 3]
     assert value["v"].tolist() == [[1, 0, 0], [2, 2, 0], [3, 3, 3]]
+
+
+def test_batch_join_enqueues_from_one_thread_per_element_into_one_queue():
+    first = tf.train.range_input_producer(3, shuffle=False).dequeue()
+    second = tf.train.range_input_producer(3, shuffle=False).dequeue() + 10
+    batched = tf.train.batch_join([[first], [second]], 6)
+    assert [op.type for op in tf.get_default_graph().get_operations()
+            if op.name.startswith("batch_join/")].count("QueueEnqueueV2") == 2
+    shuffled = tf.train.shuffle_batch_join([{"x": first}, {"x": second}], 4, capacity=20,
+                                           min_after_dequeue=5, seed=1)
+    assert sorted(shuffled) == ["x"] and shuffled["x"].shape.as_list() == [4]
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        values = np.concatenate([sess.run(batched)[0] for _ in range(20)])
+        mixed = sess.run(shuffled)["x"]
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    assert set(values.tolist()) == {0, 1, 2, 10, 11, 12}
+    assert {v >= 10 for v in values.tolist()} == {False, True}
+    assert set(mixed.tolist()) <= {0, 1, 2, 10, 11, 12}
+
+
+def test_batch_join_needs_elements_of_one_structure_and_dtype():
+    with pytest.raises(ValueError, match="at least one tensor"):
+        tf.train.batch_join([], 2)
+    with pytest.raises(ValueError, match="same structure"):
+        tf.train.batch_join([[tf.constant(1)], [tf.constant(1), tf.constant(2)]], 2)
+    with pytest.raises(TypeError, match="types to be consistent"):
+        tf.train.batch_join([[tf.constant(1)], [tf.constant(1.0)]], 2)
+
+
+def test_the_io_and_train_names_of_queues_and_queue_runners_are_the_same_objects():
+    assert tf.io.PaddingFIFOQueue is tf.PaddingFIFOQueue is tf.queue.PaddingFIFOQueue
+    assert tf.io.RandomShuffleQueue is tf.RandomShuffleQueue
+    assert tf.io.PriorityQueue is tf.PriorityQueue and tf.io.QueueBase is tf.QueueBase
+    assert tf.train.queue_runner.QueueRunner is tf.train.QueueRunner
+    assert tf.train.queue_runner.add_queue_runner is tf.train.add_queue_runner
+    assert tf.train.queue_runner.start_queue_runners is tf.train.start_queue_runners
