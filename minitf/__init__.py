@@ -147,6 +147,8 @@ from minitf.ops.linalg_ops import inv as matrix_inverse  # noqa: F401,E402
 from minitf.ops.linalg_ops import set_diag as matrix_set_diag  # noqa: F401,E402
 from minitf.ops.linalg_ops import solve as matrix_solve  # noqa: F401,E402
 from minitf.ops.linalg_ops import triangular_solve as matrix_triangular_solve  # noqa: F401,E402
+# --- files, records and input (tf.io, tf.train, tf.data): their tf.* names ---------
+from minitf.data.file_ops import matching_files, read_file, write_file  # noqa: F401,E402
 
 del _dtypes
 

@@ -25,6 +25,9 @@ from minitf.saver.meta_graph import write_graph  # noqa: F401
 from minitf.ops.data_flow_ops import (PaddingFIFOQueue, PriorityQueue,  # noqa: F401,E402
                                       QueueBase, RandomShuffleQueue)
 from minitf.ops.string_ops import decode_base64, encode_base64  # noqa: F401,E402
+# --- whole files (minitf/data/file_ops.py); match_filenames_once is tf.train's too ---
+from minitf.data.file_ops import matching_files, read_file, write_file  # noqa: F401,E402
+from minitf.train.input import match_filenames_once  # noqa: F401,E402
 
 gfile_v1 = types.SimpleNamespace(
     GFile=gfile.GFile, Open=gfile.GFile, FastGFile=gfile.GFile, Exists=gfile.exists,

@@ -5,6 +5,8 @@ QueueRunner for them to the `QUEUE_RUNNERS` collection
 (`queue_runner_impl.py`); nothing moves until `start_queue_runners` (or a
 `MonitoredTrainingSession`) starts its threads.
 
+- `match_filenames_once(pattern)` lists the files matching `pattern` into a
+  local variable when local variables are initialized.
 - `input_producer(tensor)` fills a queue with the rows of `tensor`,
   shuffled if asked, `num_epochs` times (forever by default; a local
   variable counts the epochs, so `local_variables_initializer` must run);
@@ -24,6 +26,7 @@ Deprecated in TensorFlow in favour of tf.data (`tf.data.Dataset.batch`,
 Mirrors `tensorflow/python/training/input.py`.
 """
 
+from minitf.data.file_ops import matching_files
 from minitf.graph import dtypes
 from minitf.graph.constant_op import constant
 from minitf.graph import ops
@@ -40,11 +43,19 @@ from minitf.ops import variables
 from minitf.train import queue_runner_impl
 from minitf.train.queue_runner_impl import warn_deprecated
 
-__all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
+__all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
            "slice_input_producer", "batch", "shuffle_batch", "batch_join", "shuffle_batch_join"]
 
 _INSTEAD = ("Queue-based input pipelines have been replaced by `tf.data`. Use "
             "`tf.data.Dataset.%s`.")
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the files that match `pattern`, listed when it is initialized."""
+    with ops.name_scope(name, "matching_filenames", [pattern]) as name:
+        return variables.Variable(name=name, initial_value=matching_files(pattern),
+                                  trainable=False, validate_shape=False,
+                                  collections=[ops.GraphKeys.LOCAL_VARIABLES])
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
