@@ -22,11 +22,11 @@ Mirrors `tensorflow/core/kernels/save_restore_v2_ops.cc` and
 """
 
 import errno
+import glob
 import os
 
 import numpy as np
 
-from minitf.data import file_io
 from minitf.framework import tensor_bundle
 from minitf.framework.kernel_registry import register_kernel
 from minitf.graph import errors
@@ -176,7 +176,7 @@ def read_file(ctx, filename):
         with open(path, "rb") as f:
             return np.array(f.read(), dtype=object)
     except OSError as e:
-        raise file_io.os_error(e, path) from None
+        raise errors.from_os_error(e, path) from None
 
 
 @register_kernel("WriteFile", "CPU")
@@ -196,12 +196,12 @@ def write_file(ctx, filename, contents):
     except OSError as e:
         if os.path.isfile(temporary):
             os.remove(temporary)
-        raise file_io.os_error(e, path) from None
+        raise errors.from_os_error(e, path) from None
 
 
 @register_kernel("MatchingFiles", "CPU")
 def matching_files(ctx, pattern):
     """The files matching any of the patterns (a scalar or a vector), sorted per pattern."""
     found = [name.encode("utf-8") for p in texts(np.reshape(pattern, -1))
-             for name in file_io.glob(p)]
+             for name in sorted(glob.glob(p))]
     return np.array(found, dtype=object).reshape(len(found))
