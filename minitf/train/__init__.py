@@ -23,6 +23,7 @@ from minitf.train.input import *  # noqa: F401,F403
 from minitf.train.learning_rate_decay import *  # noqa: F401,F403
 from minitf.train.momentum import *  # noqa: F401,F403
 from minitf.train.monitored_session import *  # noqa: F401,F403
+from minitf.train.moving_averages import *  # noqa: F401,F403
 from minitf.train.optimizer import *  # noqa: F401,F403
 from minitf.train.queue_runner_impl import *  # noqa: F401,F403
 from minitf.train.rmsprop import *  # noqa: F401,F403
