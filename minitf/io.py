@@ -16,9 +16,9 @@ from minitf.data.tf_record import (TFRecordCompressionType, TFRecordOptions,  # 
                                    TFRecordWriter, tf_record_iterator)
 from minitf.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401
                                        SparseFeature, VarLenFeature)
-from minitf.ops.parsing_ops import (decode_csv, decode_raw, parse_example,  # noqa: F401
-                                    parse_sequence_example, parse_single_example,
-                                    parse_single_sequence_example)
+from minitf.ops.parsing_ops import (decode_compressed, decode_csv, decode_raw,  # noqa: F401
+                                    parse_example, parse_sequence_example,
+                                    parse_single_example, parse_single_sequence_example)
 from minitf.saver.meta_graph import write_graph  # noqa: F401
 
 # --- tf.io's names for the queues (`tf.queue`) and the base64 string ops (`tf.*`) ---

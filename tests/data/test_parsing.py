@@ -1,7 +1,9 @@
 """Examples and the parsing ops: TensorFlow's bytes both ways, parse results, errors."""
 
+import gzip
 import json
 import pathlib
+import zlib
 
 import numpy as np
 import pytest
@@ -193,3 +195,18 @@ def test_decode_csv_matches_tensorflow():
 def test_decode_csv_errors(records, defaults, message):
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         run(tf.io.decode_csv(tf.constant(records), defaults))
+
+
+def test_decode_compressed_inflates_zlib_and_gzip_as_tensorflow():
+    # TF 2.21 gives [b'abc', b''], b'xyz', b'plain', shape (2,) and a DataLossError for garbage
+    zlibbed = tf.io.decode_compressed([zlib.compress(b"abc"), zlib.compress(b"")], "ZLIB")
+    gzipped = tf.decode_compressed(gzip.compress(b"xyz"), compression_type="GZIP")
+    plain = tf.io.decode_compressed(b"plain")
+    assert zlibbed.shape.as_list() == [2] and zlibbed.name == "DecodeCompressed:0"
+    with tf.Session() as sess:
+        assert sess.run(zlibbed).tolist() == [b"abc", b""]
+        assert sess.run([gzipped, plain]) == [b"xyz", b"plain"]
+        with pytest.raises(tf.errors.DataLossError, match="Failed to inflate ZLIB data"):
+            sess.run(tf.io.decode_compressed(b"garbage", compression_type="ZLIB"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Only ZLIB, GZIP or NONE"):
+            sess.run(tf.io.decode_compressed(b"x", compression_type="BZ2"))

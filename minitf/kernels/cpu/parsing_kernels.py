@@ -28,12 +28,15 @@ Mirrors `tensorflow/core/kernels/example_parsing_ops.cc`,
 """
 
 import csv
+import gzip
 import math
+import zlib
 
 import numpy as np
 
 from minitf.framework.kernel_registry import register_kernel
 from minitf.graph import dtypes
+from minitf.graph import errors
 from minitf.kernels.kernel_util import invalid
 from minitf.kernels.kernel_util import shape_text
 from minitf.kernels.kernel_util import text
@@ -369,6 +372,25 @@ def decode_raw(ctx, data, *, out_type, little_endian):
                       "size of %s" % (size, dtype.itemsize, out_type.name))
     values = np.frombuffer(b"".join(flat), dtype=dtype).astype(out_type.as_numpy_dtype)
     return values.reshape(tuple(data.shape) + (size // dtype.itemsize,))
+
+
+_DECOMPRESSORS = {"": lambda data: data, "ZLIB": zlib.decompress, "GZIP": gzip.decompress}
+
+
+@register_kernel("DecodeCompressed", CPU_ONLY)
+def decode_compressed(ctx, data, *, compression_type):
+    """Each string inflated from zlib or gzip (or left as it is for "")."""
+    kind = text(compression_type)
+    if kind not in _DECOMPRESSORS:
+        raise invalid("Only ZLIB, GZIP or NONE are supported compressions, not %r" % kind)
+    out = np.empty(np.shape(data), dtype=object)
+    for index, value in np.ndenumerate(np.asarray(data, dtype=object)):
+        try:
+            out[index] = _DECOMPRESSORS[kind](value)
+        except (zlib.error, OSError, EOFError) as e:
+            raise errors.DataLossError(None, None, "Failed to inflate %s data at element "
+                                       "%s: %s" % (kind, list(index), e)) from None
+    return out
 
 
 def _split_csv(record, field_delim, use_quote_delim):
