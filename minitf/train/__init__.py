@@ -46,7 +46,7 @@ _EXAMPLE_CLASSES = {"Example": "example_pb2", "SequenceExample": "example_pb2",
                     "FeatureList": "feature_pb2", "FeatureLists": "feature_pb2",
                     "BytesList": "feature_pb2", "FloatList": "feature_pb2",
                     "Int64List": "feature_pb2",
-                    # and the cluster's messages (minitf/proto/cluster.proto, tensorflow_server.proto)
+                    # the cluster's messages (cluster.proto, tensorflow_server.proto)
                     "ClusterDef": "cluster_pb2", "JobDef": "cluster_pb2",
                     "ServerDef": "tensorflow_server_pb2"}
 

@@ -35,7 +35,8 @@ from minitf.train import slot_creator
 
 __all__ = ["ExponentialMovingAverage"]
 
-_AVERAGED_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)  # and bfloat16, which minitf lacks
+# TF's list has bfloat16 too, which minitf lacks.
+_AVERAGED_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 
 
 def assign_moving_average(variable, value, decay, zero_debias=True, name=None):

@@ -316,3 +316,35 @@ def test_the_io_and_train_names_of_queues_and_queue_runners_are_the_same_objects
     assert tf.train.queue_runner.QueueRunner is tf.train.QueueRunner
     assert tf.train.queue_runner.add_queue_runner is tf.train.add_queue_runner
     assert tf.train.queue_runner.start_queue_runners is tf.train.start_queue_runners
+
+
+def test_maybe_batch_enqueues_only_what_keep_input_keeps():
+    index = tf.train.range_input_producer(6, shuffle=False).dequeue()
+    evens = tf.train.maybe_batch([index], tf.equal(index % 2, 0), 3)
+    rows = tf.constant([[1], [2], [3], [4]])
+    kept = tf.train.maybe_batch_join([[rows]], [True, False, True, False], 2, enqueue_many=True)
+    other = tf.train.range_input_producer(6, shuffle=False).dequeue()
+    shuffled = tf.train.maybe_shuffle_batch([other], 2, capacity=10, min_after_dequeue=0,
+                                            keep_input=other < 3, seed=1)
+    shuffled_join = tf.train.maybe_shuffle_batch_join([[rows]], 2, 10, 0,
+                                                      [False, True, False, True],
+                                                      enqueue_many=True, seed=1)
+    assert evens[0].op.name == "batch" and kept[0].op.name == "batch_join"
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        assert sess.run(evens)[0].tolist() == [0, 2, 4]
+        assert sess.run(kept)[0].tolist() == [[1], [3]]
+        assert set(sess.run(shuffled)[0].tolist()) <= {0, 1, 2}
+        assert set(sess.run(shuffled_join)[0].ravel().tolist()) <= {2, 4}  # rows repeat
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+
+
+def test_keep_input_must_be_a_known_scalar_or_a_vector_with_enqueue_many():
+    with pytest.raises(ValueError, match="cannot be a vector when `enqueue_many=False`"):
+        tf.train.maybe_batch([tf.constant(1)], [True], 1)
+    with pytest.raises(ValueError, match="must be 0 or 1 dimensions"):
+        tf.train.maybe_batch([tf.constant([1])], [[True]], 1, enqueue_many=True)
+    with pytest.raises(ValueError, match="must be known at graph construction"):
+        tf.train.maybe_batch([tf.constant(1)], tf.placeholder(tf.bool), 1)
