@@ -18,7 +18,8 @@ from minitf.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,
                                        SparseFeature, VarLenFeature)
 from minitf.ops.parsing_ops import (decode_compressed, decode_csv, decode_raw,  # noqa: F401
                                     parse_example, parse_sequence_example,
-                                    parse_single_example, parse_single_sequence_example)
+                                    parse_single_example, parse_single_sequence_example,
+                                    parse_tensor, serialize_tensor)
 from minitf.saver.meta_graph import write_graph  # noqa: F401
 
 # --- tf.io's names for the queues (`tf.queue`) and the base64 string ops (`tf.*`) ---
