@@ -149,6 +149,8 @@ from minitf.ops.linalg_ops import solve as matrix_solve  # noqa: F401,E402
 from minitf.ops.linalg_ops import triangular_solve as matrix_triangular_solve  # noqa: F401,E402
 # --- tf.sparse: the SparseTensor ops under their TF 2 names ---
 from minitf import sparse  # noqa: F401,E402
+# --- files, records and input (tf.io, tf.train, tf.data): their tf.* names ---------
+from minitf.data.file_ops import matching_files, read_file, write_file  # noqa: F401,E402
 
 del _dtypes
 

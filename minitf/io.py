@@ -16,10 +16,19 @@ from minitf.data.tf_record import (TFRecordCompressionType, TFRecordOptions,  # 
                                    TFRecordWriter, tf_record_iterator)
 from minitf.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,  # noqa: F401
                                        SparseFeature, VarLenFeature)
-from minitf.ops.parsing_ops import (decode_csv, decode_raw, parse_example,  # noqa: F401
-                                    parse_sequence_example, parse_single_example,
-                                    parse_single_sequence_example)
+from minitf.ops.parsing_ops import (decode_compressed, decode_csv, decode_raw,  # noqa: F401
+                                    parse_example, parse_sequence_example,
+                                    parse_single_example, parse_single_sequence_example,
+                                    parse_tensor, serialize_tensor)
 from minitf.saver.meta_graph import write_graph  # noqa: F401
+
+# --- tf.io's names for the queues (`tf.queue`) and the base64 string ops (`tf.*`) ---
+from minitf.ops.data_flow_ops import (PaddingFIFOQueue, PriorityQueue,  # noqa: F401,E402
+                                      QueueBase, RandomShuffleQueue)
+from minitf.ops.string_ops import decode_base64, encode_base64  # noqa: F401,E402
+# --- whole files (minitf/data/file_ops.py); match_filenames_once is tf.train's too ---
+from minitf.data.file_ops import matching_files, read_file, write_file  # noqa: F401,E402
+from minitf.train.input import match_filenames_once  # noqa: F401,E402
 
 gfile_v1 = types.SimpleNamespace(
     GFile=gfile.GFile, Open=gfile.GFile, FastGFile=gfile.GFile, Exists=gfile.exists,

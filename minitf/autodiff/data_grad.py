@@ -11,7 +11,7 @@ Mirrors the NotDifferentiable lines of `tensorflow/python/ops/parsing_ops.py`,
 from minitf.autodiff.registry import NotDifferentiable
 
 PARSING_OPS = ("ParseExample", "ParseSingleExample", "ParseSequenceExample", "DecodeRaw",
-               "DecodeCSV")
+               "DecodeCompressed", "DecodeCSV", "SerializeTensor", "ParseTensor")
 
 DATASET_OPS = ("TensorDataset", "TensorSliceDataset", "RangeDataset", "GeneratorDataset",
                "TFRecordDataset", "TextLineDataset", "FixedLengthRecordDatasetV2", "ZipDataset",

@@ -10,6 +10,7 @@ This package is `tf.data`. Its modules follow the way data flows in:
 * `dataset_ops.py`: `tf.data.Dataset`, one op per transformation;
 * `readers.py`: `TFRecordDataset`, `TextLineDataset`, `FixedLengthRecordDataset`;
 * `iterator_ops.py`: `tf.data.Iterator` and the ways to make one;
+* `options.py`: `tf.data.Options`, kept by a dataset (`with_options`);
 * `experimental.py`: `tf.data.experimental`.
 
 The parsing ops (`tf.io.parse_example`) are in `minitf/ops/parsing_ops.py`, the
@@ -20,9 +21,11 @@ Mirrors `tensorflow/python/data/` and `tensorflow/python/lib/io/`.
 """
 
 from minitf.data import experimental  # noqa: F401
-from minitf.data.dataset_ops import Dataset  # noqa: F401
+from minitf.data.dataset_ops import (AUTOTUNE, INFINITE_CARDINALITY,  # noqa: F401
+                                     UNKNOWN_CARDINALITY, Dataset)
 from minitf.data.iterator_ops import (Iterator, get_output_classes,  # noqa: F401
                                       get_output_shapes, get_output_types,
                                       make_initializable_iterator, make_one_shot_iterator)
+from minitf.data.options import Options, ThreadingOptions  # noqa: F401
 from minitf.data.readers import (FixedLengthRecordDataset, TextLineDataset,  # noqa: F401
                                  TFRecordDataset)

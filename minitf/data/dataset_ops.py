@@ -21,6 +21,7 @@ import itertools
 import numpy as np
 
 from minitf.data import iterator_ops
+from minitf.data import options as options_lib
 from minitf.data import structure
 from minitf.graph import dtypes
 from minitf.graph import ops
@@ -33,9 +34,11 @@ from minitf.graph.op_def_library import apply_op
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import script_ops
 
-__all__ = ["Dataset", "AUTOTUNE"]
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
 AUTOTUNE = -1  # tf.data.experimental.AUTOTUNE: let the runtime pick
+INFINITE_CARDINALITY = -1  # what a dataset that never ends counts as (`repeat()`)
+UNKNOWN_CARDINALITY = -2  # what a dataset whose length depends on its data counts as (`filter`)
 
 
 def _int64(value, name):
@@ -45,9 +48,10 @@ def _int64(value, name):
 class Dataset(structure.HasElementSpec):
     """A sequence of elements, each a structure of tensors; see the module docstring."""
 
-    def __init__(self, variant_tensor, element_spec):
+    def __init__(self, variant_tensor, element_spec, options=None):
         self._variant_tensor = variant_tensor
         self._element_spec = element_spec
+        self._options = options
 
     def _derived(self, op_type, element_spec=None, **inputs):
         """A dataset made by one op from this one: `op_type(input_dataset=self, **inputs)`."""
@@ -55,7 +59,7 @@ class Dataset(structure.HasElementSpec):
         flat = {"output_types": structure.flat_types(spec),
                 "output_shapes": structure.flat_shapes(spec)}
         variant = apply_op(op_type, input_dataset=self._variant_tensor, **inputs, **flat)
-        return Dataset(variant, spec)
+        return Dataset(variant, spec, self._options)
 
     def __repr__(self):
         shapes = structure.map_structure(str, self.output_shapes)
@@ -289,6 +293,15 @@ class Dataset(structure.HasElementSpec):
         return dataset
 
     # --- iterators (TF 1.x) -------------------------------------------------------------------
+    # --- options --------------------------------------------------------------------------
+    def options(self):
+        """The `tf.data.Options` set on this dataset or the one it was made from."""
+        return self._options if self._options is not None else options_lib.Options()
+
+    def with_options(self, options):
+        """This dataset, with `options` merged over those it has (a new Dataset object)."""
+        return Dataset(self._variant_tensor, self._element_spec, self.options().merge(options))
+
     def make_one_shot_iterator(self):
         """An iterator that needs no initializer; see `tf.data.make_one_shot_iterator`."""
         return iterator_ops.make_one_shot_iterator(self)

@@ -11,7 +11,6 @@ Mirrors `tensorflow/python/lib/io/file_io.py` and `python/platform/gfile.py`.
 
 import collections
 import contextlib
-import errno
 import glob as _glob
 import os
 import shutil
@@ -23,15 +22,7 @@ __all__ = ["GFile", "exists", "glob", "makedirs", "mkdir", "listdir", "remove", 
            "isdir", "rmtree", "copy", "walk", "stat"]
 
 
-def os_error(e, path):
-    """An OSError as the OpError TensorFlow raises for it."""
-    if e.errno == errno.ENOENT:
-        return errors.NotFoundError(None, None, "%s; No such file or directory" % path)
-    if e.errno == errno.EEXIST:
-        return errors.AlreadyExistsError(None, None, "%s; File exists" % path)
-    if e.errno in (errno.EACCES, errno.EPERM):
-        return errors.PermissionDeniedError(None, None, "%s; Permission denied" % path)
-    return errors.UnknownError(None, None, "%s; %s" % (path, e.strerror or e))
+os_error = errors.from_os_error  # an OSError as the OpError TensorFlow raises for it
 
 
 class GFile:

@@ -9,6 +9,8 @@ Mirrors `tensorflow/python/framework/errors_impl.py` and
 `tensorflow/core/lib/core/error_codes.proto`.
 """
 
+import errno
+
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
@@ -125,3 +127,14 @@ def error_code_from_exception_type(cls):
         if klass is cls:
             return code
     raise KeyError(cls)
+
+
+def from_os_error(e, path):
+    """An OSError met at `path` as the OpError TensorFlow raises for it."""
+    if e.errno == errno.ENOENT:
+        return NotFoundError(None, None, "%s; No such file or directory" % path)
+    if e.errno == errno.EEXIST:
+        return AlreadyExistsError(None, None, "%s; File exists" % path)
+    if e.errno in (errno.EACCES, errno.EPERM):
+        return PermissionDeniedError(None, None, "%s; Permission denied" % path)
+    return UnknownError(None, None, "%s; %s" % (path, e.strerror or e))

@@ -50,6 +50,11 @@ def _tensor_pb2():
     return tensor_pb2
 
 
+def new_tensor_proto(**fields):
+    """A TensorProto message with `fields` set (protobuf is loaded now)."""
+    return _tensor_pb2().TensorProto(**fields)
+
+
 # =============================================================================
 # Values to TensorProtos
 # =============================================================================

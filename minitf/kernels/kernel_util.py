@@ -37,6 +37,16 @@ def shape_text(shape):
     return "[%s]" % ",".join(str(d) for d in shape)
 
 
+# The names TensorFlow's runtime prints for dtypes (DataTypeString), where they
+# differ from the Python names.
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def tf_type_name(dtype):
+    """A dtype as TensorFlow's runtime prints it in kernel errors: `float`, `int32`."""
+    return _TF_TYPE_NAMES.get(dtype.name, dtype.name)
+
+
 # --- host memory ---------------------------------------------------------------------
 
 def host_array(ctx, value):

@@ -33,7 +33,8 @@ from minitf.ops.parsing_config import (FixedLenFeature, FixedLenSequenceFeature,
                                        VarLenFeature)
 
 __all__ = ["parse_example", "parse_single_example", "parse_sequence_example",
-           "parse_single_sequence_example", "decode_raw", "decode_csv"]
+           "parse_single_sequence_example", "decode_raw", "decode_compressed", "decode_csv",
+           "serialize_tensor", "parse_tensor"]
 
 _PARSEABLE_DTYPES = (dtypes.float32, dtypes.int64, dtypes.string)
 
@@ -300,6 +301,22 @@ def decode_raw(input_bytes=None, out_type=None, little_endian=True, name=None,
         raise ValueError("decode_raw needs input_bytes and out_type")
     return apply_op("DecodeRaw", name=name, bytes=input_bytes, out_type=out_type,
                     little_endian=little_endian)
+
+
+def decode_compressed(bytes, compression_type="", name=None):  # noqa: A002 - TF's argument name
+    """Each string inflated: `compression_type` is "ZLIB", "GZIP" or "" (none)."""
+    return apply_op("DecodeCompressed", name=name, bytes=bytes,
+                    compression_type=compression_type)
+
+
+def serialize_tensor(tensor, name=None):
+    """`tensor` as the bytes of a TensorProto (a string scalar), as TensorFlow writes them."""
+    return apply_op("SerializeTensor", name=name, tensor=tensor)
+
+
+def parse_tensor(serialized, out_type, name=None):
+    """The tensor of dtype `out_type` whose TensorProto's bytes are `serialized`."""
+    return apply_op("ParseTensor", name=name, serialized=serialized, out_type=out_type)
 
 
 def decode_csv(records, record_defaults, field_delim=",", use_quote_delim=True, name=None,

@@ -12,6 +12,8 @@
   `tf.global_variables_initializer()` loads them. The map takes
   `{"ckpt_scope/": "graph_scope/"}` (every variable of a scope),
   `{"ckpt/name": "graph/name"}` or `{"ckpt/name": variable}`.
+- `tf.train.checkpoints_iterator(dir)` yields each new checkpoint of a
+  directory as a trainer writes it: the loop of a separate evaluator.
 
 Mirrors `tensorflow/python/training/checkpoint_utils.py` and
 `py_checkpoint_reader.py` (CheckpointReader).
@@ -19,6 +21,7 @@ Mirrors `tensorflow/python/training/checkpoint_utils.py` and
 
 import logging
 import os
+import time
 
 from minitf.framework import tensor_bundle
 from minitf.graph import ops
@@ -29,7 +32,7 @@ from minitf.saver import io_ops
 from minitf.saver import saveable_object
 
 __all__ = ["NewCheckpointReader", "list_variables", "load_variable", "load_checkpoint",
-           "init_from_checkpoint"]
+           "init_from_checkpoint", "checkpoints_iterator"]
 
 _logger = logging.getLogger("minitf")
 
@@ -203,3 +206,47 @@ def _set_checkpoint_initializer(variable, ckpt_file, tensor_name,
     variable._initializer_op = init_op.op
     variable._initial_value = restore_op
 
+
+# =============================================================================
+# Following a directory that a trainer writes checkpoints to
+# =============================================================================
+
+def wait_for_new_checkpoint(checkpoint_dir, last_checkpoint=None, seconds_to_sleep=1,
+                            timeout=None):
+    """The latest checkpoint of `checkpoint_dir` once it is not `last_checkpoint`; None when
+    `timeout` seconds pass first."""
+    _logger.info("Waiting for new checkpoint at %s", checkpoint_dir)
+    stop_time = time.time() + timeout if timeout is not None else None
+    while True:
+        checkpoint_path = checkpoint_management.latest_checkpoint(checkpoint_dir)
+        if checkpoint_path is not None and checkpoint_path != last_checkpoint:
+            _logger.info("Found new checkpoint at %s", checkpoint_path)
+            return checkpoint_path
+        if stop_time is not None and time.time() + seconds_to_sleep > stop_time:
+            return None
+        time.sleep(seconds_to_sleep)
+
+
+def checkpoints_iterator(checkpoint_dir, min_interval_secs=0, timeout=None, timeout_fn=None):
+    """Yields each new checkpoint of `checkpoint_dir`, at most one per `min_interval_secs`.
+
+    It ends when `timeout` seconds pass without a new one, unless `timeout_fn`
+    is given: then it asks `timeout_fn()` and ends only when that is true.
+    """
+    checkpoint_path = None
+    while True:
+        new_checkpoint_path = wait_for_new_checkpoint(checkpoint_dir, checkpoint_path,
+                                                      timeout=timeout)
+        if new_checkpoint_path is None:
+            if not timeout_fn:
+                _logger.info("Timed-out waiting for a checkpoint.")
+                return
+            if timeout_fn():
+                return
+            continue
+        start = time.time()
+        checkpoint_path = new_checkpoint_path
+        yield checkpoint_path
+        time_to_next = start + min_interval_secs - time.time()
+        if time_to_next > 0:
+            time.sleep(time_to_next)

@@ -11,7 +11,8 @@ it creates, hands it to every hook's `after_create_session`, and its
 (monitored_session.py). The threads it joins are the queue runners'
 (`queue_runner_impl.py`) and the user's own.
 
-Differences from TensorFlow: no `LooperThread`.
+`LooperThread` is a thread that calls a function again and again (every
+`timer_interval_secs`, or as fast as it can) until the Coordinator says stop.
 
 Mirrors `tensorflow/python/training/coordinator.py`.
 """
@@ -23,7 +24,7 @@ import time
 
 from minitf.graph import errors
 
-__all__ = ["Coordinator"]
+__all__ = ["Coordinator", "LooperThread"]
 
 
 class Coordinator:
@@ -121,3 +122,59 @@ class Coordinator:
         with self._lock:
             if self._exc_info_to_raise is not None:
                 raise self._exc_info_to_raise[1].with_traceback(self._exc_info_to_raise[2])
+
+
+class LooperThread(threading.Thread):
+    """A thread that runs `target(*args, **kwargs)` in a loop until `coord` says stop.
+
+    Every `timer_interval_secs` seconds, or back to back when it is None. An
+    exception stops the coordinator and is reported by its `join`. Subclasses
+    override `run_loop` (and `start_loop`, `stop_loop`) instead of passing a target.
+    """
+
+    def __init__(self, coord, timer_interval_secs, target=None, args=None, kwargs=None):
+        if not isinstance(coord, Coordinator):
+            raise ValueError("'coord' argument must be a Coordinator: %s" % coord)
+        super().__init__()
+        self.daemon = True
+        self._coord = coord
+        self._timer_interval_secs = timer_interval_secs
+        self._target = target
+        if self._target:
+            self._args = args or ()
+            self._kwargs = kwargs or {}
+        elif args or kwargs:
+            raise ValueError("'args' and 'kwargs' argument require that you also pass 'target'")
+        self._coord.register_thread(self)
+
+    @staticmethod
+    def loop(coord, timer_interval_secs, target, args=None, kwargs=None):
+        """A started LooperThread calling `target`."""
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args,
+                              kwargs=kwargs)
+        looper.start()
+        return looper
+
+    def run(self):
+        with self._coord.stop_on_exception():
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                next_timer_time = time.time()
+                while not self._coord.wait_for_stop(next_timer_time - time.time()):
+                    next_timer_time += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self):
+        """Called once in the thread, before the loop."""
+
+    def stop_loop(self):
+        """Called once in the thread, after the loop."""
+
+    def run_loop(self):
+        """One turn of the loop: calls the target."""
+        if self._target:
+            self._target(*self._args, **self._kwargs)

@@ -5,6 +5,8 @@ QueueRunner for them to the `QUEUE_RUNNERS` collection
 (`queue_runner_impl.py`); nothing moves until `start_queue_runners` (or a
 `MonitoredTrainingSession`) starts its threads.
 
+- `match_filenames_once(pattern)` lists the files matching `pattern` into a
+  local variable when local variables are initialized.
 - `input_producer(tensor)` fills a queue with the rows of `tensor`,
   shuffled if asked, `num_epochs` times (forever by default; a local
   variable counts the epochs, so `local_variables_initializer` must run);
@@ -14,6 +16,12 @@ QueueRunner for them to the `QUEUE_RUNNERS` collection
 - `batch(tensors, batch_size)` enqueues `tensors` (one example, or many with
   `enqueue_many`) from `num_threads` threads and dequeues `batch_size` of
   them; `shuffle_batch` does the same through a RandomShuffleQueue.
+- `batch_join(tensors_list, batch_size)` and `shuffle_batch_join` enqueue
+  from one thread per element of `tensors_list` (each a list or dict of the
+  same structure, say one reader per file) into the one queue.
+- `maybe_batch(tensors, keep_input, ...)` and the other `maybe_` functions
+  enqueue only when `keep_input` is true (a scalar), or only the examples
+  its vector keeps (with `enqueue_many`).
 
 Deprecated in TensorFlow in favour of tf.data (`tf.data.Dataset.batch`,
 `shuffle`, `repeat`), and minitf warns as it does.
@@ -21,6 +29,7 @@ Deprecated in TensorFlow in favour of tf.data (`tf.data.Dataset.batch`,
 Mirrors `tensorflow/python/training/input.py`.
 """
 
+from minitf.data.file_ops import matching_files
 from minitf.graph import dtypes
 from minitf.graph.constant_op import constant
 from minitf.graph import ops
@@ -29,6 +38,7 @@ from minitf.graph import tensor_shape
 from minitf.graph import tensor_util
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
+from minitf.ops import control_flow_ops
 from minitf.ops import data_flow_ops
 from minitf.ops import math_ops
 from minitf.ops import random_ops
@@ -37,11 +47,21 @@ from minitf.ops import variables
 from minitf.train import queue_runner_impl
 from minitf.train.queue_runner_impl import warn_deprecated
 
-__all__ = ["limit_epochs", "input_producer", "string_input_producer", "range_input_producer",
-           "slice_input_producer", "batch", "shuffle_batch"]
+__all__ = ["match_filenames_once", "limit_epochs", "input_producer", "string_input_producer",
+           "range_input_producer", "slice_input_producer", "batch", "shuffle_batch", "batch_join",
+           "shuffle_batch_join", "maybe_batch", "maybe_batch_join", "maybe_shuffle_batch",
+           "maybe_shuffle_batch_join"]
 
 _INSTEAD = ("Queue-based input pipelines have been replaced by `tf.data`. Use "
             "`tf.data.Dataset.%s`.")
+
+
+def match_filenames_once(pattern, name=None):
+    """A local variable holding the files that match `pattern`, listed when it is initialized."""
+    with ops.name_scope(name, "matching_filenames", [pattern]) as name:
+        return variables.Variable(name=name, initial_value=matching_files(pattern),
+                                  trainable=False, validate_shape=False,
+                                  collections=[ops.GraphKeys.LOCAL_VARIABLES])
 
 
 def limit_epochs(tensor, num_epochs=None, name=None):
@@ -153,14 +173,49 @@ def _shapes(tensor_list, shapes, enqueue_many):
     return result
 
 
-def _batch(tensors, batch_size, queue, num_threads, enqueue_many, allow_smaller_final_batch,
-           name):
-    tensor_list = _as_tensor_list(tensors)
+def _validate_keep_input(keep_input, enqueue_many):
+    """`keep_input` as a tensor: a scalar, or a vector (one per example) with `enqueue_many`."""
+    keep_input = convert_to_tensor(keep_input)
+    if keep_input.shape.ndims is None:
+        raise ValueError("`keep_input` dimensions must be known at graph construction.")
+    if not enqueue_many and keep_input.shape.ndims == 1:
+        raise ValueError("`keep_input` cannot be a vector when `enqueue_many=False`.")
+    if keep_input.shape.ndims > 1:
+        raise ValueError("`keep_input` must be 0 or 1 dimensions.")
+    return keep_input
+
+
+def _enqueue(queue, tensors, enqueue_many, keep_input):
+    """The enqueue op of `tensors`: all of them, or those `keep_input` keeps."""
     enqueue = queue.enqueue_many if enqueue_many else queue.enqueue
-    enqueue_ops = [enqueue(tensor_list) for _ in range(num_threads)]
+    tensor_list = _as_tensor_list(tensors)
+    if keep_input is None:
+        return enqueue(tensor_list)
+    if keep_input.shape.ndims == 1:  # one flag per example: enqueue those kept
+        select = math_ops.cast(keep_input, dtypes.int32)
+        return enqueue([array_ops.dynamic_partition(t, select, num_partitions=2)[1]
+                        for t in tensor_list])
+    return control_flow_ops.smart_cond(keep_input, lambda: enqueue(tensor_list),
+                                       control_flow_ops.no_op)
+
+
+def _batch(tensors_list, batch_size, queue, enqueue_many, allow_smaller_final_batch, name,
+           keep_input=None):
+    """One enqueue op (and thread) per element of `tensors_list`, one dequeue of `batch_size`."""
+    enqueue_ops = [_enqueue(queue, tensors, enqueue_many, keep_input) for tensors in tensors_list]
     queue_runner_impl.add_queue_runner(queue_runner_impl.QueueRunner(queue, enqueue_ops))
     dequeue = queue.dequeue_up_to if allow_smaller_final_batch else queue.dequeue_many
-    return _as_original_type(tensors, dequeue(batch_size, name=name))
+    return _as_original_type(tensors_list[0], dequeue(batch_size, name=name))
+
+
+def _fifo_queue(tensor_list, capacity, enqueue_many, shapes, dynamic_pad, shared_name):
+    """The queue `batch` fills: a PaddingFIFOQueue if `dynamic_pad`, else a FIFOQueue."""
+    types = [t.dtype.base_dtype for t in tensor_list]
+    if dynamic_pad:
+        shapes = shapes or [t.shape[1:] if enqueue_many else t.shape for t in tensor_list]
+        return data_flow_ops.PaddingFIFOQueue(capacity, types, shapes, shared_name=shared_name)
+    return data_flow_ops.FIFOQueue(capacity, types, _shapes(tensor_list, shapes, enqueue_many),
+                                   shared_name=shared_name)
 
 
 def _converted(tensors):
@@ -171,24 +226,99 @@ def _converted(tensors):
     return dict(zip(sorted(tensors), converted)) if isinstance(tensors, dict) else converted
 
 
+def _converted_list(tensors_list):
+    """Each element of `tensors_list` converted (the same object once); all must have the same
+    structure and dtypes."""
+    if not tensors_list:
+        raise ValueError("Expected at least one tensor in batch_join().")
+    by_id = {}
+    converted = [by_id.setdefault(id(tensors), _converted(tensors)) for tensors in tensors_list]
+    first = _as_tensor_list(converted[0])
+    for tensors in converted[1:]:
+        other = _as_tensor_list(tensors)
+        if (isinstance(tensors, dict) != isinstance(converted[0], dict)
+                or (isinstance(tensors, dict) and sorted(tensors) != sorted(converted[0]))
+                or len(other) != len(first)):
+            raise ValueError("Expected all elements of tensors_list to have the same structure: "
+                             "%s" % tensors_list)
+        if [t.dtype.base_dtype for t in other] != [t.dtype.base_dtype for t in first]:
+            raise TypeError("Expected types to be consistent: %s vs. %s." % (
+                [t.dtype.base_dtype.name for t in other],
+                [t.dtype.base_dtype.name for t in first]))
+    return converted
+
+
+def _flat_inputs(tensors_list):
+    return [t for tensors in tensors_list for t in _as_tensor_list(tensors)]
+
+
+def _fifo_batch(default_name, tensors_list, keep_input, batch_size, capacity, enqueue_many,
+                shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name):
+    """`batch` and its kin: a FIFO (or padding) queue filled from one thread per element."""
+    with ops.name_scope(name, default_name, _flat_inputs(tensors_list)) as scope:
+        tensors_list = _converted_list(tensors_list)
+        if keep_input is not None:
+            keep_input = _validate_keep_input(keep_input, enqueue_many)
+        queue = _fifo_queue(_as_tensor_list(tensors_list[0]), capacity, enqueue_many, shapes,
+                            dynamic_pad, shared_name)
+        return _batch(tensors_list, batch_size, queue, enqueue_many, allow_smaller_final_batch,
+                      scope, keep_input)
+
+
+def _shuffle_batch(default_name, tensors_list, keep_input, batch_size, capacity,
+                   min_after_dequeue, seed, enqueue_many, shapes, allow_smaller_final_batch,
+                   shared_name, name):
+    """`shuffle_batch` and its kin: a RandomShuffleQueue that keeps `min_after_dequeue` to mix."""
+    with ops.name_scope(name, default_name, _flat_inputs(tensors_list)) as scope:
+        tensors_list = _converted_list(tensors_list)
+        if keep_input is not None:
+            keep_input = _validate_keep_input(keep_input, enqueue_many)
+        first = _as_tensor_list(tensors_list[0])
+        queue = data_flow_ops.RandomShuffleQueue(
+            capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed,
+            dtypes=[t.dtype.base_dtype for t in first],
+            shapes=_shapes(first, shapes, enqueue_many), shared_name=shared_name)
+        return _batch(tensors_list, batch_size, queue, enqueue_many, allow_smaller_final_batch,
+                      scope, keep_input)
+
+
 def batch(tensors, batch_size, num_threads=1, capacity=32, enqueue_many=False, shapes=None,
           dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
     """`tensors` (one example each run, or many) batched `batch_size` at a time through a queue."""
     warn_deprecated("batch", _INSTEAD % "batch(batch_size)", "input")
-    with ops.name_scope(name, "batch", _as_tensor_list(tensors)) as scope:
-        tensors = _converted(tensors)
-        tensor_list = _as_tensor_list(tensors)
-        types = [t.dtype.base_dtype for t in tensor_list]
-        if dynamic_pad:
-            shapes = shapes or [t.shape[1:] if enqueue_many else t.shape for t in tensor_list]
-            queue = data_flow_ops.PaddingFIFOQueue(capacity, types, shapes,
-                                                   shared_name=shared_name)
-        else:
-            queue = data_flow_ops.FIFOQueue(capacity, types,
-                                            _shapes(tensor_list, shapes, enqueue_many),
-                                            shared_name=shared_name)
-        return _batch(tensors, batch_size, queue, num_threads, enqueue_many,
-                      allow_smaller_final_batch, scope)
+    return _fifo_batch("batch", [tensors] * num_threads, None, batch_size, capacity,
+                       enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch, shared_name,
+                       name)
+
+
+def maybe_batch(tensors, keep_input, batch_size, num_threads=1, capacity=32, enqueue_many=False,
+                shapes=None, dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None,
+                name=None):
+    """Like `batch`, enqueuing only when `keep_input` (or, with `enqueue_many`, the examples
+    its vector keeps)."""
+    warn_deprecated("maybe_batch", _INSTEAD % "filter(...).batch(batch_size)", "input")
+    return _fifo_batch("batch", [tensors] * num_threads, keep_input, batch_size, capacity,
+                       enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch, shared_name,
+                       name)
+
+
+def batch_join(tensors_list, batch_size, capacity=32, enqueue_many=False, shapes=None,
+               dynamic_pad=False, allow_smaller_final_batch=False, shared_name=None, name=None):
+    """Like `batch`, one enqueuing thread per element of `tensors_list` (say one per reader)."""
+    warn_deprecated("batch_join", _INSTEAD % "interleave(...).batch(batch_size)", "input")
+    return _fifo_batch("batch_join", tensors_list, None, batch_size, capacity, enqueue_many,
+                       shapes, dynamic_pad, allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_batch_join(tensors_list, keep_input, batch_size, capacity=32, enqueue_many=False,
+                     shapes=None, dynamic_pad=False, allow_smaller_final_batch=False,
+                     shared_name=None, name=None):
+    """`batch_join` that enqueues only what `keep_input` keeps."""
+    warn_deprecated("maybe_batch_join", _INSTEAD % "interleave(...).filter(...).batch(...)",
+                    "input")
+    return _fifo_batch("batch_join", tensors_list, keep_input, batch_size, capacity,
+                       enqueue_many, shapes, dynamic_pad, allow_smaller_final_batch, shared_name,
+                       name)
 
 
 def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=1, seed=None,
@@ -197,12 +327,41 @@ def shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, num_threads=
     """Like `batch`, through a RandomShuffleQueue that keeps `min_after_dequeue` to mix."""
     warn_deprecated("shuffle_batch", _INSTEAD % "shuffle(min_after_dequeue).batch(batch_size)",
                     "input")
-    with ops.name_scope(name, "shuffle_batch", _as_tensor_list(tensors)) as scope:
-        tensors = _converted(tensors)
-        tensor_list = _as_tensor_list(tensors)
-        queue = data_flow_ops.RandomShuffleQueue(
-            capacity=capacity, min_after_dequeue=min_after_dequeue, seed=seed,
-            dtypes=[t.dtype.base_dtype for t in tensor_list],
-            shapes=_shapes(tensor_list, shapes, enqueue_many), shared_name=shared_name)
-        return _batch(tensors, batch_size, queue, num_threads, enqueue_many,
-                      allow_smaller_final_batch, scope)
+    return _shuffle_batch("shuffle_batch", [tensors] * num_threads, None, batch_size, capacity,
+                          min_after_dequeue, seed, enqueue_many, shapes,
+                          allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch(tensors, batch_size, capacity, min_after_dequeue, keep_input,
+                        num_threads=1, seed=None, enqueue_many=False, shapes=None,
+                        allow_smaller_final_batch=False, shared_name=None, name=None):
+    """`shuffle_batch` that enqueues only what `keep_input` keeps."""
+    warn_deprecated("maybe_shuffle_batch",
+                    _INSTEAD % "filter(...).shuffle(min_after_dequeue).batch(batch_size)",
+                    "input")
+    return _shuffle_batch("shuffle_batch", [tensors] * num_threads, keep_input, batch_size,
+                          capacity, min_after_dequeue, seed, enqueue_many, shapes,
+                          allow_smaller_final_batch, shared_name, name)
+
+
+def shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, seed=None,
+                       enqueue_many=False, shapes=None, allow_smaller_final_batch=False,
+                       shared_name=None, name=None):
+    """Like `shuffle_batch`, one enqueuing thread per element of `tensors_list`."""
+    warn_deprecated("shuffle_batch_join",
+                    _INSTEAD % "interleave(...).shuffle(min_after_dequeue).batch(batch_size)",
+                    "input")
+    return _shuffle_batch("shuffle_batch_join", tensors_list, None, batch_size, capacity,
+                          min_after_dequeue, seed, enqueue_many, shapes,
+                          allow_smaller_final_batch, shared_name, name)
+
+
+def maybe_shuffle_batch_join(tensors_list, batch_size, capacity, min_after_dequeue, keep_input,
+                             seed=None, enqueue_many=False, shapes=None,
+                             allow_smaller_final_batch=False, shared_name=None, name=None):
+    """`shuffle_batch_join` that enqueues only what `keep_input` keeps."""
+    warn_deprecated("maybe_shuffle_batch_join",
+                    _INSTEAD % "interleave(...).filter(...).shuffle(...).batch(...)", "input")
+    return _shuffle_batch("shuffle_batch_join", tensors_list, keep_input, batch_size, capacity,
+                          min_after_dequeue, seed, enqueue_many, shapes,
+                          allow_smaller_final_batch, shared_name, name)

@@ -75,3 +75,27 @@ def test_gfile_stat(tmp_path):
     assert tf.gfile.Stat(str(tmp_path)).is_directory
     with pytest.raises(tf.errors.NotFoundError, match="No such file or directory"):
         tf.gfile.Stat(str(tmp_path / "none"))
+
+
+# --- tf.io, tf.train and tf.data: names minitf has under another TF name -------------------
+
+def test_tf_io_has_the_base64_string_ops_of_tf():
+    assert tf.io.encode_base64 is tf.encode_base64
+    assert tf.io.decode_base64 is tf.decode_base64
+    with tf.Session() as sess:
+        assert sess.run(tf.io.decode_base64(tf.io.encode_base64(b"minitf?"))) == b"minitf?"
+
+
+def test_tf_train_has_the_cluster_messages():
+    job = tf.train.JobDef(name="worker", tasks={0: "localhost:2222"})
+    server = tf.train.ServerDef(cluster=tf.train.ClusterDef(job=[job]), job_name="worker")
+    assert server.cluster.job[0].tasks[0] == "localhost:2222"
+    assert tf.train.ServerDef.DESCRIPTOR.full_name == "tensorflow.ServerDef"
+    assert tf.train.ClusterSpec({"worker": ["localhost:2222"]}).as_cluster_def() == server.cluster
+
+
+def test_tf_data_constants_are_tensorflows():
+    # tf.data.AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY in TF 2.21: -1 -1 -2
+    assert (tf.data.AUTOTUNE, tf.data.INFINITE_CARDINALITY, tf.data.UNKNOWN_CARDINALITY) == (
+        -1, -1, -2)
+    assert tf.data.AUTOTUNE == tf.data.experimental.AUTOTUNE

@@ -1,7 +1,9 @@
 """Examples and the parsing ops: TensorFlow's bytes both ways, parse results, errors."""
 
+import gzip
 import json
 import pathlib
+import zlib
 
 import numpy as np
 import pytest
@@ -193,3 +195,52 @@ def test_decode_csv_matches_tensorflow():
 def test_decode_csv_errors(records, defaults, message):
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
         run(tf.io.decode_csv(tf.constant(records), defaults))
+
+
+def test_decode_compressed_inflates_zlib_and_gzip_as_tensorflow():
+    # TF 2.21 gives [b'abc', b''], b'xyz', b'plain', shape (2,) and a DataLossError for garbage
+    zlibbed = tf.io.decode_compressed([zlib.compress(b"abc"), zlib.compress(b"")], "ZLIB")
+    gzipped = tf.decode_compressed(gzip.compress(b"xyz"), compression_type="GZIP")
+    plain = tf.io.decode_compressed(b"plain")
+    assert zlibbed.shape.as_list() == [2] and zlibbed.name == "DecodeCompressed:0"
+    with tf.Session() as sess:
+        assert sess.run(zlibbed).tolist() == [b"abc", b""]
+        assert sess.run([gzipped, plain]) == [b"xyz", b"plain"]
+        with pytest.raises(tf.errors.DataLossError, match="Failed to inflate ZLIB data"):
+            sess.run(tf.io.decode_compressed(b"garbage", compression_type="ZLIB"))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Only ZLIB, GZIP or NONE"):
+            sess.run(tf.io.decode_compressed(b"x", compression_type="BZ2"))
+
+
+# TF 2.21's bytes for tf.io.serialize_tensor of each value (graph mode, session.run)
+TF_SERIALIZED = [
+    ([[1.5, 2.0]], b'\x08\x01\x12\x08\x12\x02\x08\x01\x12\x02\x08\x02"\x08\x00\x00\xc0?\x00\x00\x00@'),
+    (7, b'\x08\x03\x12\x00"\x04\x07\x00\x00\x00'),
+    ([b"ab", b"c"], b"\x08\x07\x12\x04\x12\x02\x08\x02B\x02abB\x01c"),
+    ([True, False], b'\x08\n\x12\x04\x12\x02\x08\x02"\x02\x01\x00'),
+]
+
+
+@pytest.mark.parametrize("value, expected", TF_SERIALIZED)
+def test_serialize_tensor_gives_tensorflows_bytes_and_parse_tensor_reads_them(value, expected):
+    constant = tf.constant(value)
+    serialized = tf.io.serialize_tensor(constant)
+    parsed = tf.parse_tensor(serialized, constant.dtype)
+    assert serialized.shape.as_list() == [] and parsed.shape.ndims is None
+    with tf.Session() as sess:
+        assert sess.run(serialized) == expected
+        np.testing.assert_array_equal(sess.run(parsed), sess.run(constant))
+
+
+def test_parse_tensor_errors_are_tensorflows():
+    serialized = tf.io.serialize_tensor(tf.constant([1.5]))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match=r"Type mismatch between parsed tensor \(float\) and dtype "
+                                 r"\(int32\)"):
+            sess.run(tf.io.parse_tensor(serialized, tf.int32))
+        with pytest.raises(tf.errors.InvalidArgumentError,
+                           match="Could not parse `serialized` as TensorProto, base64: __8="):
+            sess.run(tf.io.parse_tensor(b"\xff\xff", tf.int32))
+    with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
+        tf.io.parse_tensor([b"a"], tf.int32)

@@ -277,3 +277,74 @@ def test_dequeue_many_needs_shapes_and_batch_takes_dicts_and_pads():
         coord.join(threads, stop_grace_period_secs=5)
     assert value["n"].tolist() == [1, 2, 3]
     assert value["v"].tolist() == [[1, 0, 0], [2, 2, 0], [3, 3, 3]]
+
+
+def test_batch_join_enqueues_from_one_thread_per_element_into_one_queue():
+    first = tf.train.range_input_producer(3, shuffle=False).dequeue()
+    second = tf.train.range_input_producer(3, shuffle=False).dequeue() + 10
+    batched = tf.train.batch_join([[first], [second]], 6)
+    assert [op.type for op in tf.get_default_graph().get_operations()
+            if op.name.startswith("batch_join/")].count("QueueEnqueueV2") == 2
+    shuffled = tf.train.shuffle_batch_join([{"x": first}, {"x": second}], 4, capacity=20,
+                                           min_after_dequeue=5, seed=1)
+    assert sorted(shuffled) == ["x"] and shuffled["x"].shape.as_list() == [4]
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        values = np.concatenate([sess.run(batched)[0] for _ in range(20)])
+        mixed = sess.run(shuffled)["x"]
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+    assert set(values.tolist()) == {0, 1, 2, 10, 11, 12}
+    assert {v >= 10 for v in values.tolist()} == {False, True}
+    assert set(mixed.tolist()) <= {0, 1, 2, 10, 11, 12}
+
+
+def test_batch_join_needs_elements_of_one_structure_and_dtype():
+    with pytest.raises(ValueError, match="at least one tensor"):
+        tf.train.batch_join([], 2)
+    with pytest.raises(ValueError, match="same structure"):
+        tf.train.batch_join([[tf.constant(1)], [tf.constant(1), tf.constant(2)]], 2)
+    with pytest.raises(TypeError, match="types to be consistent"):
+        tf.train.batch_join([[tf.constant(1)], [tf.constant(1.0)]], 2)
+
+
+def test_the_io_and_train_names_of_queues_and_queue_runners_are_the_same_objects():
+    assert tf.io.PaddingFIFOQueue is tf.PaddingFIFOQueue is tf.queue.PaddingFIFOQueue
+    assert tf.io.RandomShuffleQueue is tf.RandomShuffleQueue
+    assert tf.io.PriorityQueue is tf.PriorityQueue and tf.io.QueueBase is tf.QueueBase
+    assert tf.train.queue_runner.QueueRunner is tf.train.QueueRunner
+    assert tf.train.queue_runner.add_queue_runner is tf.train.add_queue_runner
+    assert tf.train.queue_runner.start_queue_runners is tf.train.start_queue_runners
+
+
+def test_maybe_batch_enqueues_only_what_keep_input_keeps():
+    index = tf.train.range_input_producer(6, shuffle=False).dequeue()
+    evens = tf.train.maybe_batch([index], tf.equal(index % 2, 0), 3)
+    rows = tf.constant([[1], [2], [3], [4]])
+    kept = tf.train.maybe_batch_join([[rows]], [True, False, True, False], 2, enqueue_many=True)
+    other = tf.train.range_input_producer(6, shuffle=False).dequeue()
+    shuffled = tf.train.maybe_shuffle_batch([other], 2, capacity=10, min_after_dequeue=0,
+                                            keep_input=other < 3, seed=1)
+    shuffled_join = tf.train.maybe_shuffle_batch_join([[rows]], 2, 10, 0,
+                                                      [False, True, False, True],
+                                                      enqueue_many=True, seed=1)
+    assert evens[0].op.name == "batch" and kept[0].op.name == "batch_join"
+    with tf.Session() as sess:
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        assert sess.run(evens)[0].tolist() == [0, 2, 4]
+        assert sess.run(kept)[0].tolist() == [[1], [3]]
+        assert set(sess.run(shuffled)[0].tolist()) <= {0, 1, 2}
+        assert set(sess.run(shuffled_join)[0].ravel().tolist()) <= {2, 4}  # rows repeat
+        coord.request_stop()
+        coord.join(threads, stop_grace_period_secs=5)
+
+
+def test_keep_input_must_be_a_known_scalar_or_a_vector_with_enqueue_many():
+    with pytest.raises(ValueError, match="cannot be a vector when `enqueue_many=False`"):
+        tf.train.maybe_batch([tf.constant(1)], [True], 1)
+    with pytest.raises(ValueError, match="must be 0 or 1 dimensions"):
+        tf.train.maybe_batch([tf.constant([1])], [[True]], 1, enqueue_many=True)
+    with pytest.raises(ValueError, match="must be known at graph construction"):
+        tf.train.maybe_batch([tf.constant(1)], tf.placeholder(tf.bool), 1)

@@ -1,5 +1,7 @@
 """Looking inside checkpoints (readers, list/load) and init_from_checkpoint."""
 
+import threading
+
 import numpy as np
 import pytest
 
@@ -119,3 +121,28 @@ def test_init_from_checkpoint_fails_at_run_time_for_a_wrong_dtype(tmp_path):
                            match="tensor_name = c; expected dtype float32 does not equal "
                                  "original dtype int32"):
             sess.run(c.initializer)
+
+
+def test_checkpoints_iterator_yields_each_new_checkpoint_then_times_out(tmp_path):
+    v = tf.Variable(1.0, name="v")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = saver.save(sess, str(tmp_path / "model"), global_step=1)
+        timer = threading.Timer(0.2, saver.save, (sess, str(tmp_path / "model")),
+                                {"global_step": 2})
+        timer.start()
+        try:
+            seen = list(tf.train.checkpoints_iterator(str(tmp_path), timeout=3))
+        finally:
+            timer.join()
+    assert seen == [first, str(tmp_path / "model-2")]
+    assert v.name == "v:0"
+
+
+def test_checkpoints_iterator_asks_timeout_fn_before_it_ends(tmp_path):
+    asked = []
+    assert list(tf.train.checkpoints_iterator(str(tmp_path), timeout=0.1,
+                                              timeout_fn=lambda: asked.append(1) or
+                                              len(asked) == 2)) == []
+    assert asked == [1, 1]

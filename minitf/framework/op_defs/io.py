@@ -1,4 +1,7 @@
-"""The OpDefs of the checkpoint ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename.
+"""The OpDefs of the checkpoint ops (SaveV2, RestoreV2, ...) and of the whole-file ops.
+
+ReadFile, WriteFile and MatchingFiles are `tf.io.read_file`, `write_file`
+and `matching_files` (wrappers in `minitf/data/file_ops.py`).
 
 A Saver adds these ops to the graph and runs them; their shape functions
 check the rank of every input. The wrappers the Saver calls are in
@@ -9,7 +12,7 @@ Mirrors `tensorflow/core/ops/io_ops.cc`.
 """
 
 from minitf.framework import common_shapes
-from minitf.framework.common_shapes import with_rank
+from minitf.framework.common_shapes import with_rank, with_rank_at_most
 from minitf.framework.op_def import register_op
 from minitf.framework.tensor_bundle import parse_shape_and_slice
 from minitf.graph import tensor_shape, tensor_util
@@ -76,3 +79,33 @@ register_op("MergeV2Checkpoints").input("checkpoint_prefixes: string").input(
 
 register_op("ShardedFilename").input("basename: string").input("shard: int32").input(
     "num_shards: int32").output("filename: string").set_shape_fn(common_shapes.scalar_shape)
+
+
+# =============================================================================
+# Whole files: ReadFile, WriteFile, MatchingFiles (tf.io.read_file, ...)
+# =============================================================================
+
+def _write_file_shape(op):
+    with_rank(op.inputs[0].shape, 0)
+    with_rank(op.inputs[1].shape, 0)
+    return []
+
+
+def _read_file_shape(op):
+    with_rank(op.inputs[0].shape, 0)
+    return [tensor_shape.TensorShape([])]
+
+
+def _matching_files_shape(op):
+    with_rank_at_most(op.inputs[0].shape, 1)
+    return [tensor_shape.TensorShape([None])]
+
+
+register_op("ReadFile").input("filename: string").output("contents: string").set_shape_fn(
+    _read_file_shape)
+
+register_op("WriteFile").input("filename: string").input("contents: string").set_is_stateful(
+    ).set_shape_fn(_write_file_shape)
+
+register_op("MatchingFiles").input("pattern: string").output("filenames: string").set_shape_fn(
+    _matching_files_shape)

@@ -3,7 +3,8 @@
 `ParseExample` reads a batch of serialized `tf.train.Example`s into one
 dense tensor per FixedLenFeature and one (indices, values, dense_shape)
 triple per VarLenFeature; `ParseSingleExample` reads one. The sequence ops
-add the feature lists of a `SequenceExample`. `DecodeRaw` reinterprets
+add the feature lists of a `SequenceExample`. `DecodeCompressed` inflates zlib or gzip bytes; `SerializeTensor` and
+`ParseTensor` turn a tensor into a TensorProto's bytes and back; `DecodeRaw` reinterprets
 bytes as numbers, `DecodeCSV` splits lines of text into columns.
 
 The front end reads these OpDefs to type a new Operation (the constructors
@@ -13,6 +14,7 @@ node gives (the kernels are in `minitf/kernels/cpu/parsing_kernels.py`).
 Mirrors `tensorflow/core/ops/parsing_ops.cc`.
 """
 
+from minitf.framework import common_shapes
 from minitf.framework.common_shapes import with_rank, with_rank_at_most
 from minitf.framework.op_def import register_op
 from minitf.graph import tensor_shape
@@ -111,9 +113,23 @@ register_op("ParseSequenceExample").input("serialized: string").input(
     "feature_list_dense_shapes: list(shape) >= 0 = []").set_shape_fn(
     _parse_sequence_example_shape)
 
+def _parse_tensor_shape(op):
+    with_rank(op.inputs[0].shape, 0)
+    return [tensor_shape.unknown_shape()]
+
+
 register_op("DecodeRaw").input("bytes: string").output("output: out_type").attr(
     "out_type: {float16, float32, float64, int32, uint16, uint8, int16, int8, int64}").attr(
     "little_endian: bool = true").set_shape_fn(_decode_raw_shape)
+
+register_op("DecodeCompressed").input("bytes: string").output("output: string").attr(
+    "compression_type: string = ''").set_shape_fn(common_shapes.unchanged_shape)
+
+register_op("SerializeTensor").input("tensor: T").output("serialized: string").attr(
+    "T: type").set_shape_fn(common_shapes.scalar_shape)
+
+register_op("ParseTensor").input("serialized: string").output("output: out_type").attr(
+    "out_type: type").set_shape_fn(_parse_tensor_shape)
 
 register_op("DecodeCSV").input("records: string").input("record_defaults: OUT_TYPE").output(
     "output: OUT_TYPE").attr("OUT_TYPE: list(type)").attr(

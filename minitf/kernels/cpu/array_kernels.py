@@ -38,6 +38,7 @@ from minitf.kernels.kernel_util import invalid
 from minitf.kernels.kernel_util import on_device
 from minitf.kernels.kernel_util import shape_text
 from minitf.kernels.kernel_util import text
+from minitf.kernels.kernel_util import tf_type_name
 from minitf.kernels.cpu.nn_kernels import parallel_dynamic_stitch
 
 
@@ -57,15 +58,10 @@ def const(ctx, *, value):
     return ctx.device.copy_to_device(value) if not ctx.device.is_host else value
 
 
-# The names TensorFlow's runtime prints for dtypes (DataTypeString), where they
-# differ from the Python names.
-_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
-
-
 @register_kernel("Placeholder", ALL_DEVICE_TYPES, is_expensive=False)
 def placeholder(ctx, *, dtype, shape):
     raise invalid("You must feed a value for placeholder tensor '%s' with dtype %s%s"
-                  % (ctx.node_name, _TF_TYPE_NAMES.get(dtype.name, dtype.name),
+                  % (ctx.node_name, tf_type_name(dtype),
                      "" if shape.dims is None else " and shape [%s]" % ",".join(
                          "?" if d is None else str(d) for d in shape.as_list())))
 

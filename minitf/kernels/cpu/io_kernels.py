@@ -1,4 +1,4 @@
-"""Kernels of the checkpoint ops: SaveV2, RestoreV2, MergeV2Checkpoints, ShardedFilename.
+"""Kernels of the checkpoint ops (SaveV2, RestoreV2, ...) and of ReadFile, WriteFile, MatchingFiles.
 
 They run on the CPU only (like TF's), so the placer puts them there and a
 variable held by another device reaches SaveV2 through a Send/Recv copy.
@@ -22,6 +22,7 @@ Mirrors `tensorflow/core/kernels/save_restore_v2_ops.cc` and
 """
 
 import errno
+import glob
 import os
 
 import numpy as np
@@ -162,3 +163,45 @@ def _remove_empty_source_directories(sources, destination):
             os.rmdir(directory)
         except OSError:
             pass
+
+
+# =============================================================================
+# Whole files: ReadFile, WriteFile, MatchingFiles
+# =============================================================================
+
+@register_kernel("ReadFile", "CPU")
+def read_file(ctx, filename):
+    path = text(filename)
+    try:
+        with open(path, "rb") as f:
+            return np.array(f.read(), dtype=object)
+    except OSError as e:
+        raise errors.from_os_error(e, path) from None
+
+
+@register_kernel("WriteFile", "CPU")
+def write_file(ctx, filename, contents):
+    """Creates the missing directories, then writes through a temporary file and a rename:
+    a reader never sees half a file."""
+    path = text(filename)
+    data = contents.item() if isinstance(contents, np.ndarray) else contents
+    data = data if isinstance(data, bytes) else text(data).encode("utf-8")
+    temporary = "%s.tmp%d" % (path, os.getpid())
+    try:
+        if os.path.dirname(path):
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(temporary, "wb") as f:
+            f.write(data)
+        os.replace(temporary, path)
+    except OSError as e:
+        if os.path.isfile(temporary):
+            os.remove(temporary)
+        raise errors.from_os_error(e, path) from None
+
+
+@register_kernel("MatchingFiles", "CPU")
+def matching_files(ctx, pattern):
+    """The files matching any of the patterns (a scalar or a vector), sorted per pattern."""
+    found = [name.encode("utf-8") for p in texts(np.reshape(pattern, -1))
+             for name in sorted(glob.glob(p))]
+    return np.array(found, dtype=object).reshape(len(found))

@@ -27,16 +27,22 @@ Mirrors `tensorflow/core/kernels/example_parsing_ops.cc`,
 `decode_raw_op.cc` and `decode_csv_op.cc`.
 """
 
+import base64
 import csv
+import gzip
 import math
+import zlib
 
 import numpy as np
 
 from minitf.framework.kernel_registry import register_kernel
 from minitf.graph import dtypes
+from minitf.graph import errors
+from minitf.graph import tensor_proto
 from minitf.kernels.kernel_util import invalid
 from minitf.kernels.kernel_util import shape_text
 from minitf.kernels.kernel_util import text
+from minitf.kernels.kernel_util import tf_type_name
 
 CPU_ONLY = ("CPU",)
 
@@ -369,6 +375,63 @@ def decode_raw(ctx, data, *, out_type, little_endian):
                       "size of %s" % (size, dtype.itemsize, out_type.name))
     values = np.frombuffer(b"".join(flat), dtype=dtype).astype(out_type.as_numpy_dtype)
     return values.reshape(tuple(data.shape) + (size // dtype.itemsize,))
+
+
+_DECOMPRESSORS = {"": lambda data: data, "ZLIB": zlib.decompress, "GZIP": gzip.decompress}
+
+
+@register_kernel("DecodeCompressed", CPU_ONLY)
+def decode_compressed(ctx, data, *, compression_type):
+    """Each string inflated from zlib or gzip (or left as it is for "")."""
+    kind = text(compression_type)
+    if kind not in _DECOMPRESSORS:
+        raise invalid("Only ZLIB, GZIP or NONE are supported compressions, not %r" % kind)
+    out = np.empty(np.shape(data), dtype=object)
+    for index, value in np.ndenumerate(np.asarray(data, dtype=object)):
+        try:
+            out[index] = _DECOMPRESSORS[kind](value)
+        except (zlib.error, OSError, EOFError) as e:
+            raise errors.DataLossError(None, None, "Failed to inflate %s data at element "
+                                       "%s: %s" % (kind, list(index), e)) from None
+    return out
+
+
+# =============================================================================
+# SerializeTensor and ParseTensor: a tensor as a TensorProto's bytes
+# =============================================================================
+
+@register_kernel("SerializeTensor", CPU_ONLY)
+def serialize_tensor(ctx, tensor, *, T):  # noqa: N803 - the attr's name
+    """TensorFlow's bytes: strings one by one in `string_val`, anything else as raw
+    little-endian `tensor_content` (a scalar too, unlike a Const's TensorProto)."""
+    proto = tensor_proto.new_tensor_proto(dtype=T.as_datatype_enum)
+    proto.tensor_shape.SetInParent()
+    for size in np.shape(tensor):
+        proto.tensor_shape.dim.add(size=size)
+    if T == dtypes.string:
+        proto.string_val.extend(v if isinstance(v, bytes) else text(v).encode("utf-8")
+                                for v in np.asarray(tensor, dtype=object).reshape(-1))
+    else:
+        little_endian = np.dtype(T.as_numpy_dtype).newbyteorder("<")
+        proto.tensor_content = np.ascontiguousarray(tensor, dtype=little_endian).tobytes()
+    return np.array(proto.SerializeToString(deterministic=True), dtype=object)
+
+
+@register_kernel("ParseTensor", CPU_ONLY)
+def parse_tensor(ctx, serialized, *, out_type):
+    data = serialized.item() if isinstance(serialized, np.ndarray) else serialized
+    proto = tensor_proto.new_tensor_proto()
+    try:
+        proto.ParseFromString(data)
+        value = tensor_proto.make_ndarray(proto)
+    except Exception:  # noqa: BLE001 - protobuf's DecodeError, a dtype or size that does not fit
+        raise invalid("Could not parse `serialized` as TensorProto, base64: %s"
+                      % base64.urlsafe_b64encode(data).decode("ascii")) from None
+    parsed = dtypes.as_dtype(proto.dtype)
+    if parsed != out_type:
+        raise invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
+                      % (tf_type_name(parsed), tf_type_name(out_type)))
+    return value
 
 
 def _split_csv(record, field_delim, use_quote_delim):
