@@ -54,6 +54,7 @@ from minitf.ops.functional_ops import *  # noqa: F401,F403
 from minitf.ops.init_ops import *  # noqa: F401,F403
 from minitf.ops.lookup_ops import *  # noqa: F401,F403
 from minitf.ops.logging_ops import *  # noqa: F401,F403
+from minitf.ops.logging_ops import print_v2 as print  # noqa: F401,A004 - TF's public name
 from minitf.ops.math_ops import *  # noqa: F401,F403
 from minitf.ops.nn_ops import *  # noqa: F401,F403
 from minitf.ops.parsing_ops import *  # noqa: F401,F403

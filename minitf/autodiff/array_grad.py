@@ -699,3 +699,6 @@ def _check_numerics_grad(op, grad):
 def _print_grad(op, *grads):
     """The gradient passes to the printed input; the data printed get none."""
     return list(grads) + [None] * (len(op.inputs) - 1)
+
+
+NotDifferentiable("PrintV2")  # no outputs: nothing flows back through tf.print

@@ -14,6 +14,7 @@ on the GPU. `test_every_gpu_kernel_has_a_case` fails when an op type gets a
 GPU kernel without a case here, so coverage cannot shrink.
 """
 
+import logging
 import re
 
 import numpy as np
@@ -414,10 +415,15 @@ def random_distributions_and_stateless(other):
                  tf.random.stateless_categorical(logits, 5, seed)])
 
 
-@case("CheckNumerics", "Print")
+@case("CheckNumerics", "Print", "PrintV2")
 def numerics_and_print(other):
     x = tf.constant(MATRIX)
-    return Case([tf.check_numerics(x, "x"), tf.Print(x, [x], "x: ", first_n=0)])
+    with tf.device(other):  # StringFormat has a CPU kernel only, as in TensorFlow
+        formatted = tf.strings.format("x: {}", x)
+    printed = tf.print(formatted, output_stream=logging.INFO)  # to the log, not the output
+    with tf.control_dependencies([printed]):
+        shown = tf.identity(x)
+    return Case([tf.check_numerics(x, "x"), tf.Print(x, [x], "x: ", first_n=0), shown])
 
 
 @case("VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized",

@@ -1,4 +1,4 @@
-"""The OpDefs of Assert, CheckNumerics, Print and of the summary ops.
+"""The OpDefs of Assert, CheckNumerics, Print, PrintV2 and of the summary ops.
 
 `Assert` takes a boolean scalar and a list of tensors of any types, which
 its error message prints (each summarized to its first `summarize`
@@ -36,6 +36,12 @@ register_op("Print").input("input: T").input("data: U").output("output: T").attr
     "T: type").attr("U: list(type) >= 0").attr("message: string = ''").attr(
     "first_n: int = -1").attr("summarize: int = 3").set_is_stateful().set_shape_fn(
     common_shapes.unchanged_shape)
+# PrintV2: writes one string scalar (tf.print formats it with StringFormat) and `end` to a
+# stream: "stderr", "stdout", or a logging level "log(info)", "log(warning)", "log(error)".
+# No outputs: it runs when fetched or as a control dependency. The constructor is tf.print.
+register_op("PrintV2").input("input: string").attr("output_stream: string = 'stderr'").attr(
+    "end: string = '\\n'").set_is_stateful().set_shape_fn(common_shapes.no_outputs)
+
 # TensorFlow's `realnumbertype` (minitf has no bfloat16).
 _REALS = "{float16, float32, float64, int8, int16, int32, int64, uint8, uint16, uint32, uint64}"
 

@@ -1,6 +1,6 @@
 """The Assert kernel: nothing when the condition holds, else the step fails, saying why.
 (And, at the end, CheckNumerics: its input, unless it holds a NaN or an infinity; and
-Print: its input, printing data as it passes.)
+Print: its input, printing data as it passes; PrintV2: one formatted string, printed.)
 
 The error is an InvalidArgumentError whose message is
 `assertion failed: [first datum] [second datum] ...`, each datum printed as
@@ -13,6 +13,7 @@ Mirrors `tensorflow/core/kernels/logging_ops.cc` (AssertOp) and
 `core/kernels/check_numerics_op.cc`.
 """
 
+import logging
 import sys
 import threading
 
@@ -107,3 +108,28 @@ def print_(ctx, input_, *data, T, U, message, first_n, summarize):  # noqa: N803
 
 
 _print_lock = threading.Lock()
+
+
+# The streams PrintV2 writes to: Python's own, or a level of the `tensorflow` logger.
+_LOG_LEVELS = {"log(info)": logging.INFO, "log(warning)": logging.WARNING,
+               "log(error)": logging.ERROR}
+
+
+@register_kernel("PrintV2", ALL_DEVICE_TYPES)
+def print_v2(ctx, input_, *, output_stream, end):
+    """Writes the string scalar `input_` and `end` to `output_stream` (tf.print's op)."""
+    value = host_array(ctx, input_)
+    if value.size != 1:
+        raise invalid("Input is expected to be scalar, but got %s" % shape_text(value.shape))
+    text = value.reshape(()).item()
+    text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+    if output_stream in ("stderr", "stdout"):
+        stream = sys.stderr if output_stream == "stderr" else sys.stdout
+        with _print_lock:
+            stream.write(text + end)
+            stream.flush()
+    elif output_stream in _LOG_LEVELS:
+        logging.getLogger("tensorflow").log(_LOG_LEVELS[output_stream], text)
+    else:
+        raise invalid("%s is not a valid output stream. Valid streams are: stderr, stdout, "
+                      "log(info), log(warning), log(error)" % output_stream)
