@@ -77,7 +77,7 @@ from minitf.framework import buffers
 from minitf.framework.kernel_registry import find_kernel
 from minitf.framework import node_def_util
 from minitf.framework.op_def import get_op_def
-from minitf.framework.op_kernel import OpKernelContext
+from minitf.framework.op_kernel import ForwardingContext, OpKernelContext
 from minitf.framework.resource_mgr import Var
 from minitf.graph import errors
 from minitf.graph import graph_def as graph_def_lib
@@ -103,7 +103,8 @@ class ExecutorNode:
                  "output_dtypes", "state", "dead_outputs", "frame_name", "local_id",
                  "is_switch", "is_merge", "is_enter", "is_constant_enter", "enter_frame_name",
                  "parallel_iterations", "is_exit", "is_next_iteration", "is_control_trigger",
-                 "is_transfer", "moves_between_frames", "out_edges")
+                 "is_transfer", "moves_between_frames", "out_edges", "forwards_inputs",
+                 "forward_candidates")
 
     def __repr__(self):
         return "<ExecutorNode %s (%s)>" % (self.name, self.op_type)
@@ -123,6 +124,7 @@ class Executor:
             by_name[node.name] = node
             self.nodes.append(node)
         self._connect(by_name)
+        _plan_forwarding(self.nodes)
         self.frame_infos = frames.build_control_flow_info(self.nodes)
         self._check_no_cycle()
         # The policy computes the Consts now, once: no step runs them, and every
@@ -166,6 +168,8 @@ class Executor:
         if node.op_type == "Const":  # every step reads the same value: kernels get it read-only
             node.kwargs["value"] = buffers.read_only_view(node.kwargs["value"])
         node.fn = node.kernel.fn
+        node.forwards_inputs = node.kernel.forwards_inputs
+        node.forward_candidates = ()
         node.is_async = node.kernel.is_async
         node.is_expensive = node.kernel.is_expensive
         output_dtypes = op_def.output_dtypes(attrs)
@@ -245,12 +249,16 @@ class Executor:
         try:
             return node.fn(OpKernelContext(node, None), **node.kwargs)
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
-            raise _as_op_error(node, e) from None
+            raise as_op_error(node, e) from None
 
     # --- running a step -----------------------------------------------------------
     def run(self, step, collect_stats=False, timeout=None):
         """Runs every node of the partition once; raises the first OpError."""
         return run_step([self], step, collect_stats, timeout)
+
+    def new_state(self, step_run):
+        """The state of this executor in a new step (`run_step` makes one per executor)."""
+        return self.state_class(self, step_run)
 
 
 def _plan_control_flow(node, attrs):
@@ -268,6 +276,65 @@ def _plan_control_flow(node, attrs):
     node.enter_frame_name = attrs["frame_name"] if node.is_enter else None
     node.parallel_iterations = attrs["parallel_iterations"] if node.is_enter else 1
     node.frame_name, node.local_id = frames.ROOT_FRAME, node.id
+
+
+# Buffer forwarding (`_plan_forwarding`): below this many elements a new output costs less
+# than asking whether an input may be reused.
+FORWARD_MIN_ELEMENTS = 1024
+# Producers whose outputs are never forwarded: they outlive the step (Const), belong to the
+# caller (_Arg) or another device (_Recv), or pass another node's tensor along (control flow).
+_NOT_FORWARDED_FROM = frozenset({"Const", "_Arg", "_Recv"}) | CONTROL_FLOW_OPS
+
+
+def _plan_forwarding(nodes):
+    """Sets each node's `forward_candidates`: the inputs its kernel may get to write into.
+
+    Buffer forwarding: an elementwise kernel may write its output into an
+    input's buffer instead of a new array, when no one else will ever read
+    that buffer. Here, when the executor is built, the inputs that may
+    qualify: the kernel says it can (`forwards_inputs`), the tensor has this
+    one reader in the partition, it is not read from a variable, and its
+    producer makes a buffer of the step's own (not a Const, a feed, a
+    received tensor or control flow passing another's along); tensors known
+    to be small are left out. Whether the buffer is really free is asked
+    again at run time, of the array itself (`buffers.only_reference`).
+    Mirrors the input-forwarding of `OpKernelContext::forward_input`.
+    """
+    readers = collections.Counter()
+    sources = {}
+    for node in nodes:
+        for consumer_id, slot, index in node.successors:
+            if slot >= 0:
+                readers[(node.id, index)] += 1
+                sources[(consumer_id, slot)] = (node, index)
+    for node in nodes:
+        if node.forwards_inputs:
+            node.forward_candidates = tuple(
+                slot for slot in range(node.num_inputs) if slot not in node.deref_slots
+                and may_forward_from(sources.get((node.id, slot)))
+                and readers[(sources[(node.id, slot)][0].id, sources[(node.id, slot)][1])] == 1)
+
+
+def may_forward_from(source):
+    """Whether output `index` of `source` ((node, index), or None) is a buffer of the step's
+    own, possibly large enough to be worth reusing."""
+    if source is None:
+        return False
+    node, index = source
+    if node.op_type in _NOT_FORWARDED_FROM or node.output_dtypes[index] is None:
+        return False
+    shapes = node.node_def.attr.get("_output_shapes")
+    if shapes and index < len(shapes) and shapes[index].is_fully_defined():
+        return shapes[index].num_elements() >= FORWARD_MIN_ELEMENTS
+    return True
+
+
+def forwarding_context(node, candidates, step, args, iteration=None, is_dead=False):
+    """The kernel's context, letting it write into the `candidates` inputs that are free now."""
+    free = tuple(slot for slot in candidates if buffers.only_reference(args, slot))
+    if not free:
+        return OpKernelContext(node, step, iteration, is_dead)
+    return ForwardingContext(node, step, iteration, is_dead, free)
 
 
 def _may_have_dead_tensors(nodes):
@@ -301,23 +368,62 @@ class _StepRun:
         self.stats = [] if collect_stats else None
         self.start_time = time.time()
         self.start_counter = time.perf_counter()
-        self.states = [e.state_class(e, self) for e in executors if e.nodes]
+        self.handed_off = collections.deque()  # (state, ready) given to the pool, not started
+        self.states = [e.new_state(self) for e in executors if e.nodes]
         self._unfinished = len(self.states)
         self._lock = threading.Lock()
 
     def drive(self):
-        """Starts every executor, then serves the inbox on this thread until all are done."""
+        """Starts every executor, then serves the inbox on this thread until all are done.
+
+        Between items of the inbox it also runs work this step handed to the
+        pool that no pool thread has started yet: with four branches and two
+        threads, the thread driving the step takes the third branch itself
+        when it has finished the first, instead of waiting while the pool's
+        one thread runs three of them.
+        """
         if not self.states:
             return
         for state in self.states[1:]:
             state.start(here=False)
         self.states[0].start(here=True)
         while True:
-            item = self.inbox.get()
+            try:
+                item = self.inbox.get_nowait()
+            except queue.Empty:
+                if self.run_handed_off():
+                    continue
+                item = self.inbox.get()
             if item is None:
                 break
             state, ready = item
             state.process(ready)
+
+    def hand_off(self, pool, state, ready):
+        """Gives `ready` nodes of `state` to the pool (or to whichever thread starts it first).
+
+        Without a pool to take it (it was shut down: the session closed
+        meanwhile), the thread driving the step runs it from its inbox.
+        """
+        item = (state, ready)
+        self.handed_off.append(item)  # before scheduling: each closure finds one, or none left
+        try:
+            pool.schedule(self.run_handed_off)
+        except RuntimeError:
+            try:
+                self.handed_off.remove(item)
+            except ValueError:
+                return  # the driving thread has started it already
+            self.inbox.put(item)
+
+    def run_handed_off(self):
+        """Runs the oldest hand-off no thread has started yet; False when there is none."""
+        try:
+            state, ready = self.handed_off.popleft()
+        except IndexError:
+            return False
+        state.process(ready)
+        return True
         if self.step.error is None:
             self._check_all_ran()
 
@@ -605,12 +711,9 @@ class ExecutorState:
         """Runs `ready` on the pool, else on the thread driving the step (TF's `runner_`)."""
         self.shared = True  # another thread touches this state from now on: lock it
         if self.pool is not None:
-            try:
-                self.pool.schedule(self.process, ready)
-                return
-            except RuntimeError:  # the pool was shut down (the session closed meanwhile)
-                pass
-        self.step_run.inbox.put((self, ready))
+            self.step_run.hand_off(self.pool, self, ready)
+        else:
+            self.step_run.inbox.put((self, ready))
 
     # --- one node -------------------------------------------------------------------
     def _gather_inputs(self, node, iteration):
@@ -619,17 +722,8 @@ class ExecutorState:
         args = slots[node.local_id] or []
         slots[node.local_id] = None  # from now on only the kernel holds its inputs
         for slot in node.deref_slots:
-            args[slot] = self._read_variable(node, args[slot])
+            args[slot] = read_variable(node, args[slot])
         return args
-
-    def _read_variable(self, node, var):
-        if not isinstance(var, Var):
-            return var
-        value = var.value
-        if value is None:
-            raise errors.FailedPreconditionError(
-                node.node_def, None, "Attempting to use uninitialized value %s" % var.name)
-        return buffers.read_only_view(value)  # later updates change the buffer in place
 
     def _run_kernel(self, node, tagged):
         """Calls the node's kernel; returns its outputs as a tuple (or None on error).
@@ -642,8 +736,11 @@ class ExecutorState:
         start = time.perf_counter() if timed else 0.0
         try:
             args = self._gather_inputs(node, iteration)
-            ctx = OpKernelContext(node, self.step, iteration, is_dead)
-            outputs = _check_outputs(node, node.fn(ctx, *args, **node.kwargs))
+            ctx = (forwarding_context(node, node.forward_candidates, self.step, args, iteration,
+                                      is_dead)
+                   if node.forward_candidates else
+                   OpKernelContext(node, self.step, iteration, is_dead))
+            outputs = check_outputs(node, node.fn(ctx, *args, **node.kwargs))
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             self._record_error(node, e)
             return None
@@ -681,7 +778,7 @@ class ExecutorState:
     def _async_done(self, node, tagged, start, outputs, error):
         if error is None:
             try:
-                outputs = _check_outputs(node, outputs)
+                outputs = check_outputs(node, outputs)
             except Exception as e:  # noqa: BLE001
                 error = e
         if error is not None:
@@ -699,16 +796,11 @@ class ExecutorState:
     # --- errors and stats ------------------------------------------------------------
     def _record_error(self, node, exception):
         if self.step.error is None:  # later errors are consequences of the first
-            self.step.abort(_as_op_error(node, exception))
+            self.step.abort(as_op_error(node, exception))
 
     def _record_stats(self, node, iteration, start, end):
-        step_run = self.step_run
-        self.stats.append(NodeExecStats(
-            node_name=node.name, op=node.op_type, device=node.device.name,
-            thread_id=threading.get_ident(),
-            all_start_micros=int((step_run.start_time + start - step_run.start_counter) * 1e6),
-            all_end_rel_micros=max(1, int((end - start) * 1e6)),
-            frame_name=iteration.frame.name, iter_id=iteration.iter_id))
+        self.stats.append(node_exec_stats(self.step_run, node, start, end,
+                                          iteration.frame.name, iteration.iter_id))
 
 
 class FrameFreeExecutorState(ExecutorState):
@@ -759,9 +851,11 @@ class FrameFreeExecutorState(ExecutorState):
             args = self.inputs[node.id] or []
             self.inputs[node.id] = None
             for slot in node.deref_slots:
-                args[slot] = self._read_variable(node, args[slot])
-            outputs = _check_outputs(node, node.fn(OpKernelContext(node, self.step), *args,
-                                                   **node.kwargs))
+                args[slot] = read_variable(node, args[slot])
+            ctx = (forwarding_context(node, node.forward_candidates, self.step, args)
+                   if node.forward_candidates
+                   else OpKernelContext(node, self.step))
+            outputs = check_outputs(node, node.fn(ctx, *args, **node.kwargs))
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             self._record_error(node, e)
             return None
@@ -793,7 +887,28 @@ class FrameFreeExecutorState(ExecutorState):
         return ready, self.outstanding == 0
 
 
-def _check_outputs(node, result):
+def node_exec_stats(step_run, node, start, end, frame_name="", iter_id=0):
+    """The step stats of one node run from `start` to `end` (perf_counter seconds)."""
+    return NodeExecStats(
+        node_name=node.name, op=node.op_type, device=node.device.name,
+        thread_id=threading.get_ident(),
+        all_start_micros=int((step_run.start_time + start - step_run.start_counter) * 1e6),
+        all_end_rel_micros=max(1, int((end - start) * 1e6)),
+        frame_name=frame_name, iter_id=iter_id)
+
+
+def read_variable(node, var):
+    """What a non-Ref input reads from a variable: a read-only view of its buffer."""
+    if not isinstance(var, Var):
+        return var
+    value = var.value
+    if value is None:
+        raise errors.FailedPreconditionError(
+            node.node_def, None, "Attempting to use uninitialized value %s" % var.name)
+    return buffers.read_only_view(value)  # later updates change the buffer in place
+
+
+def check_outputs(node, result):
     """The kernel's result as a tuple of outputs, each of exactly the dtype the OpDef promises.
 
     Only a Switch and a _Recv may leave an output without a value (None): it is dead.
@@ -825,7 +940,7 @@ def _describe(value):
     return str(dtype) if dtype is not None else "a %s" % type(value).__name__
 
 
-def _as_op_error(node, exception):
+def as_op_error(node, exception):
     """Any kernel failure as an OpError naming the node, its op type and device."""
     if isinstance(exception, errors.OpError) and exception._node_name is not None:
         return exception  # already names its node (it came through a rendezvous)

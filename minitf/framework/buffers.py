@@ -36,6 +36,8 @@ array without a copy only under the same condition (`TF_TensorMaybeMove`,
 used by `TF_TensorToPyArray` in `tensorflow/python/lib/core/ndarray_tensor.cc`).
 """
 
+import sys
+
 import numpy as np
 
 
@@ -62,3 +64,21 @@ def for_the_caller(value):
     if isinstance(value, np.ndarray) and not value.flags.writeable:
         return value.copy()
     return value
+
+
+def only_reference(args, slot):
+    """Whether `args[slot]` is a buffer that nothing but `args` holds, which a kernel may
+    write into (buffer forwarding).
+
+    The executor asks it for an input whose tensor no other node of the step
+    reads, with `args` the only container of the kernel's inputs. Then one
+    reference more than `args`'s own (the one `sys.getrefcount` counts for
+    its argument) means somebody else holds the array: the caller (a fed or
+    fetched array), a view of it, a resource. A read-only array is a buffer
+    that outlives the step (the rule of this module); a view (`base` set)
+    shares memory with another array that may live on.
+    """
+    array = args[slot]
+    # References: `args`, `array` here, and getrefcount's argument.
+    return (type(array) is np.ndarray and array.base is None and array.flags.writeable
+            and sys.getrefcount(array) <= 3)

@@ -33,12 +33,13 @@ _KERNELS = {}
 class KernelDef:
     """A registered kernel: its function and what the executor needs to call it."""
 
-    def __init__(self, fn, op_type, device_type, is_async, is_expensive):
+    def __init__(self, fn, op_type, device_type, is_async, is_expensive, forwards_inputs=False):
         self.fn = fn
         self.op_type = op_type
         self.device_type = device_type
         self.is_async = is_async
         self.is_expensive = is_expensive
+        self.forwards_inputs = forwards_inputs
         self.attr_names, self.takes_all_attrs = _keyword_names(fn)
 
     def attr_kwargs(self, attrs):
@@ -63,11 +64,14 @@ def _keyword_names(fn):
     return names, takes_all
 
 
-def register_kernel(op_type, device_types=("CPU",), is_async=False, is_expensive=True):
+def register_kernel(op_type, device_types=("CPU",), is_async=False, is_expensive=True,
+                    forwards_inputs=False):
     """Decorator registering `fn` as the kernel of `op_type` on each device type.
 
     `is_expensive=False` marks ops cheap enough for the executor to run inline
-    rather than hand to another thread.
+    rather than hand to another thread. `forwards_inputs=True` says the
+    kernel may write its output into an input buffer the executor lets it
+    have (`OpKernelContext.forward_input`).
     """
     if isinstance(device_types, str):
         device_types = (device_types,)
@@ -77,7 +81,7 @@ def register_kernel(op_type, device_types=("CPU",), is_async=False, is_expensive
             _check_not_registered(op_type, device_type)
         for device_type in device_types:
             _KERNELS[(op_type, device_type)] = KernelDef(fn, op_type, device_type, is_async,
-                                                         is_expensive)
+                                                         is_expensive, forwards_inputs)
         return fn
 
     return decorate

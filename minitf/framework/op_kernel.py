@@ -19,6 +19,8 @@ class OpKernelContext:
     """The context passed as the first argument of every kernel."""
 
     __slots__ = ("_node", "_step", "_iteration", "_is_input_dead")
+    _forwardable = ()  # the inputs whose buffers the kernel may write into: ForwardingContext
+    may_forward = False  # whether any is (a kernel asks this first: it is the cheap question)
 
     def __init__(self, node, step, iteration=None, is_input_dead=False):
         self._node = node
@@ -77,7 +79,37 @@ class OpKernelContext:
         """(frame id, iteration) the node runs in: (0, 0) outside any loop."""
         return (0, 0) if self._iteration is None else self._iteration.frame_iter
 
+    def forward_input(self, slot, array, shape):
+        """`array`, the kernel's input `slot`, when the kernel may write its output of `shape`
+        into it; else None (and the kernel allocates its output as usual).
+
+        Mirrors `OpKernelContext::forward_input_or_allocate_output`: the
+        executor lets a kernel have an input's buffer only when nothing else
+        can ever read it again (`ForwardingContext`); the shape must match
+        what the kernel is about to write.
+        """
+        if slot in self._forwardable and array.shape == shape:
+            return array
+        return None
+
     @property
     def is_input_dead(self):
         """Whether the node's input is dead (a _Send on a branch not taken)."""
         return self._is_input_dead
+
+
+class ForwardingContext(OpKernelContext):
+    """The context of a kernel that may write into some of its inputs' buffers.
+
+    `forwardable` are the input slots the executor found it may give away:
+    the buffer is a NumPy array the kernel's arguments hold the only
+    reference to (no later node, no variable, no feed or fetch, no view
+    reads it), writeable and owning its memory.
+    """
+
+    __slots__ = ("_forwardable",)
+    may_forward = True
+
+    def __init__(self, node, step, iteration=None, is_input_dead=False, forwardable=()):
+        super().__init__(node, step, iteration, is_input_dead)
+        self._forwardable = forwardable

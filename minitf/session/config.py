@@ -53,13 +53,25 @@ class ConfigProto:
     without it the value is only recorded. `device_filters` and
     `rpc_options` concern distributed sessions (minitf/distributed/): the
     tasks a session uses, and how it reaches its master.
+    `experimental.executor_type` names the executor that runs the
+    partitions: "" (let each executor choose), "DEFAULT" (the same) or
+    "SINGLE_THREADED_EXECUTOR" (the flat loop of
+    minitf/executor/single_threaded_executor.py, for graphs without control
+    flow).
     """
+
+    class Experimental:
+        """ConfigProto.Experimental: of its fields, minitf reads `executor_type`."""
+
+        def __init__(self, executor_type=""):
+            self.executor_type = executor_type
 
     def __init__(self, device_count=None, inter_op_parallelism_threads=0,
                  intra_op_parallelism_threads=0, allow_soft_placement=False,
                  log_device_placement=False, gpu_options=None, graph_options=None,
                  operation_timeout_in_ms=0, use_per_session_threads=False,
-                 isolate_session_state=False, device_filters=None, rpc_options=None):
+                 isolate_session_state=False, device_filters=None, rpc_options=None,
+                 experimental=None):
         self.device_count = dict(device_count or {})
         self.inter_op_parallelism_threads = inter_op_parallelism_threads
         self.intra_op_parallelism_threads = intra_op_parallelism_threads
@@ -72,6 +84,7 @@ class ConfigProto:
         self.isolate_session_state = isolate_session_state
         self.device_filters = list(device_filters or [])
         self.rpc_options = rpc_options or RPCOptions()
+        self.experimental = experimental or ConfigProto.Experimental()
 
 
 class RunOptions:

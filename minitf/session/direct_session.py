@@ -42,7 +42,8 @@ import weakref
 from minitf.device.device import DeviceMgr, local_devices
 from minitf.device.partition import partition
 from minitf.device.placer import place
-from minitf.executor.executor import Executor, run_step
+from minitf.executor.executor import run_step
+from minitf.executor.single_threaded_executor import new_executor
 from minitf.executor.step_stats import StepStats
 from minitf.executor.thread_pool import ThreadPool, default_num_threads
 from minitf.framework.local_rendezvous import LocalRendezvous
@@ -155,8 +156,9 @@ class DirectSession:
             device = self.device_mgr.lookup(device_name)
             if self._optimize:
                 partition_nodes = graph_optimizer.optimize(partition_nodes, self._pass_context)
-            executors.append(Executor(partition_nodes, device, self._node_states,
-                                      self.thread_pool))
+            executors.append(new_executor(partition_nodes, device, self._node_states,
+                                          self.thread_pool,
+                                          self.config.experimental.executor_type))
             graphs.append(graph_def_lib.GraphDef(partition_nodes))
         return ExecutorsAndKeys(executors, graphs, len(fetches))
 

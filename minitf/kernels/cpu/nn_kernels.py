@@ -31,9 +31,10 @@ from minitf.kernels.kernel_util import shape_text
 
 # --- activations ---------------------------------------------------------------------
 
-@register_kernel("Relu", ALL_DEVICE_TYPES)
+@register_kernel("Relu", ALL_DEVICE_TYPES, forwards_inputs=True)
 def relu(ctx, features):
-    return ctx.xp.maximum(features, 0)
+    out = ctx.forward_input(0, features, features.shape) if ctx.may_forward else None
+    return ctx.xp.maximum(features, 0, out=out)
 
 
 @register_kernel("Relu6", ALL_DEVICE_TYPES)
@@ -114,7 +115,7 @@ def log_softmax(ctx, logits):
 
 # --- bias_add and l2_loss ---------------------------------------------------------------
 
-@register_kernel("BiasAdd", ALL_DEVICE_TYPES)
+@register_kernel("BiasAdd", ALL_DEVICE_TYPES, forwards_inputs=True)
 def bias_add(ctx, value, bias, *, data_format):
     if value.ndim < 2:
         raise invalid("Input tensor must be at least 2D: %s" % shape_text(value.shape))
@@ -127,7 +128,9 @@ def bias_add(ctx, value, bias, *, data_format):
                                      shape_text(bias.shape), shape_text(value.shape)))
     # Give the bias trailing length-1 axes so it broadcasts along the channel axis.
     trailing = value.ndim - 1 - channel_axis
-    return value + ctx.xp.reshape(bias, (bias.shape[0],) + (1,) * trailing)
+    bias = ctx.xp.reshape(bias, (bias.shape[0],) + (1,) * trailing)
+    out = ctx.forward_input(0, value, value.shape) if ctx.may_forward else None
+    return ctx.xp.add(value, bias, out=out)
 
 
 @register_kernel("L2Loss", ALL_DEVICE_TYPES)
@@ -207,10 +210,12 @@ def _check_same_shape(gradients, other, other_name):
                       % (other_name, shape_text(gradients.shape), shape_text(other.shape)))
 
 
-@register_kernel("ReluGrad", ALL_DEVICE_TYPES)
+@register_kernel("ReluGrad", ALL_DEVICE_TYPES, forwards_inputs=True)
 def relu_grad(ctx, gradients, features):
     _check_same_shape(gradients, features, "features")
-    return gradients * (features > 0)  # TF's formula; a multiply is cheaper than a select
+    out = ctx.forward_input(0, gradients, gradients.shape) if ctx.may_forward else None
+    # TF's formula; a multiply is cheaper than a select.
+    return ctx.xp.multiply(gradients, features > 0, out=out)
 
 
 @register_kernel("Relu6Grad", ALL_DEVICE_TYPES)
@@ -296,6 +301,10 @@ def _strided_run(start, count, step):
     return slice(start, start + step * (count - 1) + 1, step)
 
 
+# How many bytes of im2col patches one matrix product takes at a time (`batch_chunks`).
+_PATCH_CHUNK_BYTES = 4 << 20
+
+
 class _Windows:
     """Where a window sliding over the height and width of an NHWC tensor falls.
 
@@ -360,7 +369,7 @@ class _Windows:
         _, h, w, _ = self.input_shape
         return padded[:, top:top + h, left:left + w, :]
 
-    def _tap_indices(self):
+    def tap_indices(self):
         out_h, out_w = self.output_hw
         for i in range(self.window[0]):
             rows = _strided_run(i * self.dilations[0], out_h, self.strides[0])
@@ -370,17 +379,37 @@ class _Windows:
 
     def extract_patches(self, xp, padded):
         """im2col: [N, out_h, out_w, taps, C], the pixels of `padded` under each tap."""
-        return xp.stack([padded[index] for index in self._tap_indices()], axis=3)
+        return xp.stack([padded[index] for index in self.tap_indices()], axis=3)
 
     def scatter_patches(self, xp, patches):
-        """col2im, the transpose of extract_patches: an input-shaped sum of the patches."""
-        n, h, w, _ = self.input_shape
+        """col2im, the transpose of extract_patches: an input-shaped sum of the patches
+        (of the images `patches` has: the whole batch, or a chunk of it)."""
+        _, h, w, _ = self.input_shape
+        n = patches.shape[0]
         (top, bottom), (left, right) = self.pads
         padded = xp.zeros((n, h + top + bottom, w + left + right, patches.shape[-1]),
                           dtype=patches.dtype)
-        for tap, index in enumerate(self._tap_indices()):
+        for tap, index in enumerate(self.tap_indices()):
             padded[index] += patches[:, :, :, tap, :]
         return self.crop(padded)
+
+    def batch_chunks(self, row_bytes):
+        """Slices of the batch whose patches, `row_bytes` per output pixel, fit in a cache.
+
+        im2col copies every input pixel once per tap: for a whole batch the
+        patches are tens of megabytes, written to memory and read back by
+        the matrix product. A few images at a time, they are still in the
+        cache when the product reads them (what TensorFlow's Eigen
+        contraction does with its packed blocks).
+        """
+        batch = self.input_shape[0]
+        per_image = max(1, self.output_hw[0] * self.output_hw[1] * row_bytes)
+        images = max(1, min(batch, _PATCH_CHUNK_BYTES // per_image))
+        return [slice(start, min(start + images, batch)) for start in range(0, batch, images)]
+
+    def tap_slices(self, padded):
+        """For each tap, in row-major order, the [N, out_h, out_w, C] view of `padded` under it."""
+        return [padded[index] for index in self.tap_indices()]
 
     def check_output(self, tensor, channels, what):
         expected = self.output_shape(channels)
@@ -475,11 +504,15 @@ def conv2d(ctx, input, filter, *, strides, padding, explicit_paddings,  # noqa: 
     _check_conv_operands(x, filter.shape)
     windows = _Windows.for_conv(x.shape, filter.shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
-    patches = windows.extract_patches(xp, windows.pad(xp, x, 0))
+    padded = windows.pad(xp, x, 0)
     out_channels = filter.shape[3]
-    rows = xp.reshape(patches, (-1, windows.num_taps * x.shape[3]))
-    output = xp.matmul(rows, xp.reshape(filter, (-1, out_channels)))
-    return _from_nhwc(xp, xp.reshape(output, windows.output_shape(out_channels)), data_format)
+    filter_rows = xp.reshape(filter, (-1, out_channels))
+    row_length = windows.num_taps * x.shape[3]
+    output = xp.empty(windows.output_shape(out_channels), dtype=x.dtype)
+    for images in windows.batch_chunks(row_length * x.dtype.itemsize):
+        rows = xp.reshape(windows.extract_patches(xp, padded[images]), (-1, row_length))
+        output[images] = xp.reshape(xp.matmul(rows, filter_rows), output[images].shape)
+    return _from_nhwc(xp, output, data_format)
 
 
 @register_kernel("Conv2DBackpropInput", ALL_DEVICE_TYPES)
@@ -496,10 +529,14 @@ def conv2d_backprop_input(ctx, input_sizes, filter, out_backprop, *, strides, pa
     # A contiguous copy of the (small) transposed filter: NumPy's matmul with a
     # transposed view of it can be many times slower.
     filter_rows = xp.ascontiguousarray(xp.transpose(xp.reshape(filter, (-1, out_channels))))
-    patch_grads = xp.matmul(xp.reshape(grad, (-1, out_channels)), filter_rows)
-    patch_grads = xp.reshape(patch_grads,
-                             tuple(grad.shape[:3]) + (windows.num_taps, input_shape[3]))
-    return _from_nhwc(xp, windows.scatter_patches(xp, patch_grads), data_format)
+    input_grad = xp.empty(input_shape, dtype=grad.dtype)
+    row_bytes = windows.num_taps * input_shape[3] * grad.dtype.itemsize
+    for images in windows.batch_chunks(row_bytes):
+        patch_grads = xp.matmul(xp.reshape(grad[images], (-1, out_channels)), filter_rows)
+        patch_grads = xp.reshape(patch_grads, tuple(grad[images].shape[:3])
+                                 + (windows.num_taps, input_shape[3]))
+        input_grad[images] = windows.scatter_patches(xp, patch_grads)
+    return _from_nhwc(xp, input_grad, data_format)
 
 
 @register_kernel("Conv2DBackpropFilter", ALL_DEVICE_TYPES)
@@ -513,9 +550,13 @@ def conv2d_backprop_filter(ctx, input, filter_sizes, out_backprop, *, strides,  
                                 explicit_paddings, data_format)
     out_channels = filter_shape[3]
     windows.check_output(grad, out_channels, "Conv2DBackpropFilter: out_backprop")
-    patches = windows.extract_patches(xp, windows.pad(xp, x, 0))
-    rows = xp.reshape(patches, (-1, windows.num_taps * x.shape[3]))
-    filter_grad = xp.matmul(xp.transpose(rows), xp.reshape(grad, (-1, out_channels)))
+    padded = windows.pad(xp, x, 0)
+    row_length = windows.num_taps * x.shape[3]
+    filter_grad = xp.zeros((row_length, out_channels), dtype=x.dtype)
+    for images in windows.batch_chunks(row_length * x.dtype.itemsize):
+        rows = xp.reshape(windows.extract_patches(xp, padded[images]), (-1, row_length))
+        filter_grad += xp.matmul(xp.transpose(rows),
+                                 xp.reshape(grad[images], (-1, out_channels)))
     return xp.reshape(filter_grad, filter_shape)
 
 
@@ -527,12 +568,20 @@ def _max_pool_winners(xp, windows, x):
 
 @register_kernel("MaxPool", ALL_DEVICE_TYPES)
 def max_pool(ctx, input, *, ksize, strides, padding, data_format):  # noqa: A002
+    """The running maximum over the taps' views: no [N, h, w, taps, C] patches are made."""
     xp = ctx.xp
     _check_rank_4("input", input)
     x = _to_nhwc(xp, input, data_format)
     windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
-    patches = windows.extract_patches(xp, windows.pad(xp, x, max_identity(x.dtype)))
-    return _from_nhwc(xp, xp.max(patches, axis=3), data_format)
+    return _from_nhwc(xp, _window_maxima(xp, windows, x), data_format)
+
+
+def _window_maxima(xp, windows, x):
+    taps = windows.tap_slices(windows.pad(xp, x, max_identity(x.dtype)))
+    maxima = xp.array(taps[0])
+    for tap in taps[1:]:
+        xp.maximum(maxima, tap, out=maxima)  # NaN wins, as in np.max
+    return maxima
 
 
 @register_kernel("MaxPoolGrad", ALL_DEVICE_TYPES)
@@ -540,7 +589,10 @@ def max_pool_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding
                   data_format):
     """Each window's gradient goes to the input element that won its max, as in TF's CPU kernel.
 
-    The winners are recomputed from `orig_input`; `orig_output` is not needed.
+    The winner is the first tap (in row-major order) holding the window's
+    maximum. Tap by tap, the windows it wins that no earlier tap won get
+    their gradient added where the tap reads. The maxima are recomputed
+    from `orig_input`; `orig_output` is not needed.
     """
     xp = ctx.xp
     _check_rank_4("orig_input", orig_input)
@@ -548,11 +600,18 @@ def max_pool_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding
     grad = _to_nhwc(xp, grad, data_format)
     windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
     windows.check_output(grad, x.shape[3], "MaxPoolGrad: grad")
-    winners = _max_pool_winners(xp, windows, x)
-    taps = xp.reshape(xp.arange(windows.num_taps), (1, 1, 1, -1, 1))
-    routed = xp.where(winners[:, :, :, None, :] == taps, grad[:, :, :, None, :],
-                      xp.zeros((), dtype=grad.dtype))
-    return _from_nhwc(xp, windows.scatter_patches(xp, routed), data_format)
+    maxima = _window_maxima(xp, windows, x)
+    maxima_is_nan = maxima != maxima
+    padded = windows.pad(xp, x, max_identity(x.dtype))
+    padded_grad = xp.zeros(padded.shape, dtype=grad.dtype)
+    unclaimed = xp.ones(grad.shape, dtype=bool)
+    zero = xp.zeros((), dtype=grad.dtype)
+    for index in windows.tap_indices():
+        tap = padded[index]
+        wins = ((tap == maxima) | (maxima_is_nan & (tap != tap))) & unclaimed
+        padded_grad[index] += xp.where(wins, grad, zero)
+        unclaimed &= ~wins
+    return _from_nhwc(xp, windows.crop(padded_grad), data_format)
 
 
 @register_kernel("MaxPoolGradGrad", ALL_DEVICE_TYPES)
