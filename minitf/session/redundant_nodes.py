@@ -1,6 +1,6 @@
 """Removing nodes that only pass their input through.
 
-Two kinds of node give back their input unchanged, and a gradient graph
+Three kinds of node give back their input unchanged, and a gradient graph
 has several of them:
 
 - a `Reshape` to the shape its input already has: the gradient of
@@ -8,7 +8,11 @@ has several of them:
   `[-1]`, which they often are already;
 - an `Identity` of a value (not of a variable's reference, which is how a
   variable is read): the ops wrap their results in one to give them a name,
-  such as `embedding_lookup/Identity`.
+  such as `embedding_lookup/Identity`;
+- a reduction (`Sum`, `Mean`, `Prod`, `Max`, `Min`) over no axes at all: the
+  gradient of `x + b` sums the gradient over the axes where `x` was
+  broadcast, and constant folding finds there are none (a copy of the
+  whole gradient, every step, if it ran).
 
 Where the static shapes (the `_output_shapes` the client sends) say a
 `Reshape` changes nothing, and for every such `Identity`, the consumers
@@ -22,6 +26,8 @@ identities (`tensorflow/core/grappler/optimizers/arithmetic_optimizer.cc`,
 `dependency_optimizer.cc`), which also keep the identities that read a
 variable.
 """
+
+import numpy as np
 
 from minitf.framework import node_def_util
 from minitf.graph import graph_def as graph_def_lib
@@ -48,12 +54,25 @@ def _passes_through(node, by_name):
         return False
     if node.op == "Identity":
         return not _reads_a_reference(node.input[0], by_name)
+    if node.op in _REDUCTIONS:
+        return _reduces_over_no_axes(node, by_name)
     if node.op == "Reshape":
         before = _static_shape(node.input[0], by_name)
         after = node.attr.get("_output_shapes", [None])[0]
         return (before is not None and after is not None and before.is_fully_defined()
                 and after.is_fully_defined() and before.as_list() == after.as_list())
     return False
+
+
+_REDUCTIONS = frozenset({"Sum", "Mean", "Prod", "Max", "Min"})
+
+
+def _reduces_over_no_axes(node, by_name):
+    """Whether the reduction's axes are a constant with no elements."""
+    axes = by_name.get(graph_def_lib.parse_input(node.input[1])[0])
+    if axes is None or axes.op != "Const" or axes.input:
+        return False
+    return np.asarray(axes.attr["value"]).size == 0
 
 
 def _reads_a_reference(input_text, by_name):

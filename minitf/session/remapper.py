@@ -1,7 +1,22 @@
 """Remapping: one fused node where a partition spells out a known pattern.
 
-Before a sparse update, an optimizer sums the gradient rows of repeated
-indices (`Optimizer._apply_sparse_duplicate_indices`, which calls
+Two patterns are fused.
+
+**A contraction, its bias and its activation.** A dense layer is
+`relu(matmul(x, w) + b)`: three nodes, three kernels, three arrays of the
+layer's size. `_FusedMatMul(x, w, b)` with `fused_ops=["BiasAdd", "Relu"]`
+computes the product into a new array and adds the bias and applies the
+ReLU to it in place (minitf/kernels/cpu/fused_kernels.py): one node, one
+array, the same numbers bit for bit. The bias may be added by `BiasAdd` or
+by `Add`/`AddV2` of a vector as long as the product's last dimension (the
+static shapes say so); the activation may be Relu or Relu6, or absent.
+Conv2D (NHWC) with its bias and activation becomes `_FusedConv2D` the same
+way. The fused node takes the name of the last node of the pattern, whose
+output it gives.
+
+**The deduplication of a sparse update.** Before a sparse update, an
+optimizer sums the gradient rows of repeated indices
+(`Optimizer._apply_sparse_duplicate_indices`, which calls
 `_deduplicate_indexed_slices`). In the graph that is four nodes:
 
     unique_indices, positions = Unique(indices)
@@ -16,31 +31,135 @@ both results, the same numbers bit for bit. The fused node takes the name
 of the `UnsortedSegmentSum` (its first output replaces it); the consumers of
 `unique_indices` read its second output.
 
-The pattern is only fused when nothing else reads its inner tensors (the
-positions, the shape, the count) and no control edge touches it: then no
-one can tell the difference, except the step, which is shorter. The client's
-graph is TensorFlow's, node for node; only the partitions the executors run
-change. It is the last pass of `graph_optimizer.PASSES`, after constant
-folding and the removal of pass-through nodes.
+A pattern is only fused when nothing else reads its inner tensors (the
+product before the bias, the positions, the count) and no control edge
+touches it: then no one can tell the difference, except the step, which is
+shorter. The client's graph is TensorFlow's, node for node; only the
+partitions the executors run change. It is the last pass of
+`graph_optimizer.PASSES`, after constant folding and the removal of
+pass-through nodes.
 
-Mirrors the idea of `tensorflow/core/grappler/optimizers/remapper.cc`,
-which fuses patterns such as Conv2D + BiasAdd + Relu into one kernel; this
+Mirrors `tensorflow/core/grappler/optimizers/remapper.cc`, which fuses
+Conv2D or MatMul + BiasAdd + an activation the same way; the deduplication
 pattern is minitf's own.
 """
 
 import numpy as np
 
+from minitf.graph import dtypes
 from minitf.graph import graph_def as graph_def_lib
 from minitf.graph.graph_def import NodeDef
 
 FUSED_OP = "_DeduplicateIndexedSlices"
 
+# Contractions and the fused op that replaces each with its bias and activation.
+_CONTRACTIONS = {"MatMul": "_FusedMatMul", "Conv2D": "_FusedConv2D"}
+_BIAS_ADDS = frozenset({"BiasAdd", "Add", "AddV2"})
+_ACTIVATIONS = frozenset({"Relu", "Relu6"})
+_FUSABLE_TYPES = frozenset({dtypes.float32, dtypes.float64})
+
 
 def run(nodes, context):
-    """The partition `nodes` with each deduplication pattern fused; a new list.
+    """The partition `nodes` with each pattern of the module docstring fused; a new list.
 
     (`context` is the graph passes' common argument; this pass needs nothing from it.)
     """
+    return _fuse_contractions(_fuse_deduplications(nodes))
+
+
+# --- a contraction, its bias and its activation -------------------------------------------
+
+def _fuse_contractions(nodes):
+    by_name = {node.name: node for node in nodes}
+    readers = _readers(nodes)
+    fused, removed = {}, set()
+    for node in nodes:
+        if node.op not in _CONTRACTIONS:
+            continue
+        match = _match_contraction(node, by_name, readers)
+        if match is None:
+            continue
+        bias_add, bias, activation = match
+        last = activation or bias_add
+        fused_ops = ["BiasAdd"] + ([activation.op] if activation is not None else [])
+        attr = {k: v for k, v in node.attr.items() if k != "_output_shapes"}
+        attr.update(fused_ops=fused_ops, num_args=1, epsilon=0.0001)
+        if "_output_shapes" in last.attr:
+            attr["_output_shapes"] = last.attr["_output_shapes"]
+        fused[last.name] = NodeDef(last.name, _CONTRACTIONS[node.op],
+                                   [node.input[0], node.input[1], bias], node.device, attr)
+        removed.update(n.name for n in (node, bias_add) if n is not last)
+    if not fused:
+        return list(nodes)
+    return [fused.get(node.name, node) for node in nodes if node.name not in removed]
+
+
+def _match_contraction(contraction, by_name, readers):
+    """(the node adding the bias, the bias input, the activation or None), else None."""
+    if (_has_control_edges(contraction, readers)
+            or contraction.attr.get("T") not in _FUSABLE_TYPES
+            or contraction.attr.get("data_format", "NHWC") not in ("NHWC", b"NHWC")):
+        return None
+    bias_add = _only_reader(contraction.name, by_name, readers)
+    if bias_add is None or bias_add.op not in _BIAS_ADDS:
+        return None
+    bias = _bias_input(bias_add, contraction, by_name)
+    if bias is None:
+        return None
+    activation = _only_reader(bias_add.name, by_name, readers)
+    if activation is not None and activation.op not in _ACTIVATIONS:
+        activation = None
+    return bias_add, bias, activation
+
+
+def _only_reader(name, by_name, readers):
+    """The one node reading output 0 of `name`, when it is the only reader and has no control
+    edges, else None."""
+    reading = readers[name]  # (contractions and bias additions have one output)
+    if len(reading) != 1:
+        return None
+    reader = by_name.get(reading[0])
+    if reader is None or _has_control_edges(reader, readers):
+        return None
+    return reader
+
+
+def _bias_input(bias_add, contraction, by_name):
+    """The input of `bias_add` that is the bias of `contraction`'s output, else None.
+
+    BiasAdd's second input is, by definition (NHWC only); for Add/AddV2 the
+    other operand must be a vector as long as the product's last dimension,
+    which the static shapes must say.
+    """
+    if bias_add.op == "BiasAdd":
+        if (bias_add.input[0] != contraction.name
+                or bias_add.attr.get("data_format", "NHWC") not in ("NHWC", b"NHWC")):
+            return None
+        return bias_add.input[1]
+    inputs = list(bias_add.input)
+    if sorted(graph_def_lib.parse_input(t)[:2] == (contraction.name, 0) for t in inputs) != [
+            False, True]:
+        return None  # the product must be exactly one of the two operands
+    bias = inputs[1] if graph_def_lib.parse_input(inputs[0])[:2] == (contraction.name, 0) \
+        else inputs[0]
+    product_shape = _static_shape(contraction.name, by_name)
+    bias_shape = _static_shape(bias, by_name)
+    if (product_shape is None or bias_shape is None or product_shape.ndims is None
+            or bias_shape.ndims != 1 or product_shape.ndims < 1):
+        return None
+    length, last = bias_shape.as_list()[0], product_shape.as_list()[-1]
+    return bias if length is not None and length == last else None
+
+
+def _static_shape(input_text, by_name):
+    name, index, _ = graph_def_lib.parse_input(input_text)
+    shapes = by_name[name].attr.get("_output_shapes") if name in by_name else None
+    return shapes[index] if shapes and index < len(shapes) else None
+
+
+# --- the deduplication of a sparse update ---------------------------------------------------
+
+def _fuse_deduplications(nodes):
     by_name = {node.name: node for node in nodes}
     readers = _readers(nodes)
     removed, replaced, rewired = set(), {}, {}

@@ -306,6 +306,19 @@ def convolution(other):
                           out_backprop=grad, strides=[1, 1, 1, 1], padding="SAME")])
 
 
+@case("_FusedMatMul", "_FusedConv2D")
+def fused_contractions(other):
+    # The nodes the session's remapper writes (folding and remapping are off here).
+    a = tf.constant(MATRIX)
+    images, filters = tf.constant(IMAGES), tf.constant(FILTERS)
+    return Case([
+        apply_op("_FusedMatMul", name="fused_matmul", a=a, b=a, args=[tf.constant(MATRIX[:, 0])], transpose_b=True,
+                 fused_ops=["BiasAdd", "Relu"]),
+        apply_op("_FusedConv2D", name="fused_conv2d", input=images, filter=filters,
+                 args=[tf.constant([0.5, -1.0, 0.0, 2.0])], strides=[1, 1, 1, 1],
+                 padding="SAME", fused_ops=["BiasAdd", "Relu6"])])
+
+
 @case("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "MaxPoolGradGrad")
 def pooling(other):
     images = tf.constant(IMAGES)

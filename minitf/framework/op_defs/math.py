@@ -263,6 +263,12 @@ _MATMUL_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128
 register_op("MatMul").input("a: T").input("b: T").output("product: T").attr(
     "transpose_a: bool = false").attr("transpose_b: bool = false").attr(
     "T: %s" % _MATMUL_TYPES).set_shape_fn(_matmul_shape)
+# The remapper's fusion of MatMul + BiasAdd (+ an activation) into one node; only the
+# session's optimized partitions have it (minitf/session/remapper.py).
+register_op("_FusedMatMul").input("a: T").input("b: T").input("args: num_args * T").output(
+    "product: T").attr("transpose_a: bool = false").attr("transpose_b: bool = false").attr(
+    "T: {half, float, double}").attr("num_args: int >= 0").attr(
+    "fused_ops: list(string) = []").attr("epsilon: float = 0.0001").set_shape_fn(_matmul_shape)
 register_op("BatchMatMulV2").input("x: T").input("y: T").output("output: T").attr(
     "T: %s" % _MATMUL_TYPES).attr("adj_x: bool = false").attr(
     "adj_y: bool = false").set_shape_fn(_batch_matmul_shape)

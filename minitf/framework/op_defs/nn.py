@@ -293,6 +293,15 @@ def _register_conv_op(op_type, inputs, shape_fn):
 
 
 _register_conv_op("Conv2D", ["input: T", "filter: T"], _conv2d_shape)
+# The remapper's fusion of Conv2D + BiasAdd (+ an activation) into one node; only the
+# session's optimized partitions have it (minitf/session/remapper.py).
+register_op("_FusedConv2D").input("input: T").input("filter: T").input(
+    "args: num_args * T").output("output: T").attr("T: {half, float, double}").attr(
+    "num_args: int >= 0").attr("strides: list(int)").attr(_PADDING_WITH_EXPLICIT).attr(
+    "explicit_paddings: list(int) = []").attr(_DATA_FORMAT).attr(
+    "dilations: list(int) = [1, 1, 1, 1]").attr("use_cudnn_on_gpu: bool = true").attr(
+    "fused_ops: list(string) = []").attr("epsilon: float = 0.0001").set_shape_fn(
+    _conv2d_shape)
 _register_conv_op("Conv2DBackpropInput", ["input_sizes: int32", "filter: T", "out_backprop: T"],
                   _conv2d_backprop_input_shape)
 _register_conv_op("Conv2DBackpropFilter", ["input: T", "filter_sizes: int32", "out_backprop: T"],

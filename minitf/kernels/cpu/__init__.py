@@ -9,6 +9,7 @@ from minitf.kernels.cpu import array_kernels  # noqa: F401
 from minitf.kernels.cpu import candidate_sampling_kernels  # noqa: F401
 from minitf.kernels.cpu import control_flow_kernels  # noqa: F401
 from minitf.kernels.cpu import data_flow_kernels  # noqa: F401
+from minitf.kernels.cpu import fused_kernels  # noqa: F401
 from minitf.kernels.cpu import io_kernels  # noqa: F401
 from minitf.kernels.cpu import linalg_kernels  # noqa: F401
 from minitf.kernels.cpu import logging_kernels  # noqa: F401
