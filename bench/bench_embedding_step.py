@@ -22,7 +22,7 @@ The arrays are small (512 x 64), so the step takes microseconds and minitf's
 cost is mostly the executor's, per node of the graph (forward, gradient and
 update ops).
 
-Target: a minitf step takes at most 1.5x NumPy's time.
+Target: a minitf step takes at most 1.25x NumPy's time.
 """
 
 import _training  # before NumPy: pins the BLAS thread count
@@ -37,7 +37,7 @@ from _common import BenchResult, report
 
 import minitf as tf
 
-TARGET_RATIO = 1.5
+TARGET_RATIO = 1.25
 VOCABULARY, DIMENSION, IDS_PER_STEP = 100000, 64, 512
 LEARNING_RATE, INITIAL_ACCUMULATOR = 0.1, 0.1
 
@@ -171,7 +171,7 @@ def run(rounds=20, steps_per_round=50):
         "One Adagrad step of a %d x %d embedding, %d ids (best of %d rounds of %d steps)"
         % (VOCABULARY, DIMENSION, IDS_PER_STEP, rounds, steps_per_round),
         ["step", "best µs", "median µs", "/ NumPy sort + reduceat (best)"], rows,
-        "≤ %.1fx NumPy's time" % TARGET_RATIO, ratio <= TARGET_RATIO,
+        "≤ %.2fx NumPy's time" % TARGET_RATIO, ratio <= TARGET_RATIO,
         ["Target checked on the best times of the first row against the sort + reduceat row. "
          "%d distinct ids among the %d of a step. %s."
          % (len(np.unique(ids)), IDS_PER_STEP, _training.blas_note())])

@@ -9,7 +9,7 @@ cost of a run, memory) come first, then the training steps, then two
 devices at once, then the distributed runtime (a run through grpc://, a
 tensor moved between tasks), then a while loop (without `--tensorflow`: run
 `bench_while_loop.py --tensorflow PYTHON` alone for the comparison and its
-target).
+target; so too the CNN step and the large graph).
 """
 
 import _training  # noqa: F401  before NumPy: pins the BLAS thread count
@@ -17,10 +17,13 @@ import _training  # noqa: F401  before NumPy: pins the BLAS thread count
 import os
 
 import _common
+import bench_branches
+import bench_cnn_step
 import bench_dispatch
 import bench_embedding_step
 import bench_grpc_run
 import bench_grpc_transfer
+import bench_large_graph
 import bench_memory
 import bench_mlp_step
 import bench_run_overhead
@@ -32,7 +35,10 @@ BENCHMARKS = [("bench/bench_dispatch.py", bench_dispatch),
               ("bench/bench_memory.py", bench_memory),
               ("bench/bench_mlp_step.py", bench_mlp_step),
               ("bench/bench_embedding_step.py", bench_embedding_step),
+              ("bench/bench_large_graph.py", bench_large_graph),
+              ("bench/bench_cnn_step.py", bench_cnn_step),
               ("bench/bench_two_devices.py", bench_two_devices),
+              ("bench/bench_branches.py", bench_branches),
               ("bench/bench_grpc_run.py", bench_grpc_run),
               ("bench/bench_grpc_transfer.py", bench_grpc_transfer),
               ("bench/bench_while_loop.py", bench_while_loop)]
