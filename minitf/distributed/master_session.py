@@ -247,6 +247,11 @@ class _ClientGraph:
         return outputs, stats, graphs
 
 
+def _derived(error):
+    """Whether `error` may be the consequence of another task's failure, not its cause."""
+    return isinstance(error, (errors.CancelledError, errors.AbortedError))
+
+
 class _RunManyGraphs:
     """The RunGraph calls of one step: their results, the first error, and cancellation."""
 
@@ -270,7 +275,9 @@ class _RunManyGraphs:
         with self._done:
             self.results[part.task] = result
             first = error is not None and self.error is None
-            if first:
+            if first or (error is not None and _derived(self.error) and not _derived(error)):
+                # A task whose share was cancelled or cleaned up because another failed may
+                # answer first; the step's error is the cause (TF's StatusGroup does the same).
                 self.error = messages.prefixed(error, part.task)
             self._pending -= 1
             self._done.notify_all()
