@@ -15,7 +15,7 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "executor.md": "executor", "kernels.md": "kernels", "gradients.md": "autodiff",
             "optimizers.md": "train", "device.md": "device",
             "feature_columns.md": "feature_column", "saver.md": "saver",
-            "layers.md": "layers", "training_loop.md": "train",
+            "layers.md": '"layers or losses"', "training_loop.md": "train",
             "architecture.md": "framework", "observing.md": "observing",
             "input_pipelines.md": "data", "distributed.md": "distributed",
             "control_flow.md": "control_flow"}
