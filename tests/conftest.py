@@ -12,7 +12,7 @@ from minitf.device import device as device_lib
 
 _CHAPTERS = {"graph", "ops", "session", "executor", "kernels", "device", "autodiff", "train",
              "layers", "feature_column", "saver", "course", "framework", "observing",
-             "data", "distributed", "control_flow", "config", "losses", "metrics"}
+             "data", "distributed", "control_flow", "config", "losses", "metrics", "platform"}
 
 
 def pytest_collection_modifyitems(config, items):
