@@ -12,7 +12,8 @@ from minitf.device import device as device_lib
 
 _CHAPTERS = {"graph", "ops", "session", "executor", "kernels", "device", "autodiff", "train",
              "layers", "feature_column", "saver", "course", "framework", "observing",
-             "data", "distributed", "control_flow", "config", "losses", "metrics", "platform"}
+             "data", "distributed", "control_flow", "config", "losses", "metrics", "platform",
+             "profiler"}
 
 
 def pytest_collection_modifyitems(config, items):
