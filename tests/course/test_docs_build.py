@@ -16,7 +16,8 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "optimizers.md": "train", "device.md": "device",
             "feature_columns.md": "feature_column", "saver.md": "saver",
             "layers.md": '"layers or losses"', "training_loop.md": "train",
-            "architecture.md": "framework", "observing.md": '"observing or metrics or profiler"',
+            "architecture.md": '"framework or proto"',
+            "observing.md": '"observing or metrics or profiler"',
             "input_pipelines.md": "data", "distributed.md": "distributed",
             "control_flow.md": "control_flow"}
 
