@@ -17,7 +17,7 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "feature_columns.md": "feature_column", "saver.md": "saver",
             "layers.md": '"layers or losses"', "training_loop.md": "train",
             "architecture.md": '"framework or proto"',
-            "observing.md": '"observing or metrics or profiler"',
+            "observing.md": '"summary or profiler or metrics"',
             "input_pipelines.md": "data", "distributed.md": "distributed",
             "control_flow.md": "control_flow"}
 
