@@ -13,7 +13,7 @@ from minitf.device import device as device_lib
 _CHAPTERS = {"graph", "ops", "session", "executor", "kernels", "device", "autodiff", "train",
              "layers", "feature_column", "saver", "course", "framework",
              "data", "distributed", "control_flow", "config", "losses", "metrics", "platform",
-             "profiler", "proto", "summary"}
+             "profiler", "proto", "summary", "test"}
 
 
 def pytest_collection_modifyitems(config, items):
