@@ -19,7 +19,8 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "architecture.md": '"framework or proto"',
             "observing.md": '"summary or profiler or metrics"',
             "input_pipelines.md": "data", "distributed.md": "distributed",
-            "control_flow.md": "control_flow"}
+            "control_flow.md": "control_flow", "config.md": "config",
+            "platform.md": "platform", "testing.md": "test"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)
