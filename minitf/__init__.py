@@ -111,6 +111,7 @@ from minitf import strings  # noqa: F401,E402
 # --- The program around the graph: tf.compat (and tf.compat.v1), the TF1/TF2 switches,
 # tf.config, tf.app, tf.logging ---
 from minitf import compat, config  # noqa: F401,E402
+compat._tf_namespace = globals()  # the names tf.compat.v1 repeats (minitf/compat/v1.py)
 from minitf.compat.v2_compat import *  # noqa: F401,F403,E402
 from minitf.platform import app  # noqa: F401,E402
 from minitf.platform import tf_logging as logging  # noqa: F401,E402

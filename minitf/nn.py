@@ -2,8 +2,9 @@
 
 Only names: the ops are defined in minitf/ops/nn_ops.py (activations, softmax,
 losses, dropout, moments, top_k, convolution, pooling, dilation), minitf/ops/nn_impl.py
-(the composites: swish, batch normalization, the moments family, weighted and
-sampled losses, depthwise and separable convolutions),
+(the composites: batch normalization, the moments family, weighted and
+sampled losses, depthwise and separable convolutions), minitf/autodiff/swish.py
+(swish, whose gradient is written with tf.custom_gradient),
 minitf/ops/candidate_sampling_ops.py (the samplers of the sampled losses),
 minitf/ops/embedding_ops.py (embedding_lookup), minitf/ops/array_ops.py
 (space_to_depth, depth_to_space, space_to_batch) and minitf/ops/math_ops.py
@@ -15,6 +16,7 @@ A name of TF 1.15's `tf.nn` that minitf lacks fails saying so
 (`minitf/graph/tf1_api.py`).
 """
 
+from minitf.autodiff.swish import silu, swish  # noqa: F401
 from minitf.graph import tf1_api as _tf1_api
 from minitf.ops.array_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: F401
 from minitf.ops.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F401
@@ -30,8 +32,8 @@ from minitf.ops.nn_impl import (batch_norm_with_global_normalization,  # noqa: F
                                 batch_normalization, compute_average_loss, depthwise_conv2d,
                                 fused_batch_norm, log_poisson_loss, nce_loss,
                                 normalize_moments, relu_layer, sampled_softmax_loss,
-                                scale_regularization_loss, separable_conv2d, silu,
-                                sufficient_statistics, swish,
+                                scale_regularization_loss, separable_conv2d,
+                                sufficient_statistics,
                                 weighted_cross_entropy_with_logits, weighted_moments,
                                 zero_fraction)
 from minitf.ops.nn_ops import (approx_max_k, approx_min_k, atrous_conv2d,  # noqa: F401

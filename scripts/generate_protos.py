@@ -8,7 +8,7 @@ message names and field numbers, written for minitf); the generated
 `*_pb2.py` (and, for services, `*_pb2_grpc.py`) modules are checked in, so
 that using minitf needs the `protobuf` runtime only. They are made with the
 protocol compiler of `grpcio-tools`, at the version pinned in
-pyproject.toml's dev dependencies; `tests/framework/test_protos.py` runs
+pyproject.toml's dev dependencies; `tests/proto/test_protos.py` runs
 this script into a temporary directory and fails when the checked-in
 modules differ from what their sources give.
 """

@@ -4,8 +4,8 @@
 
 Needs TensorFlow (any 2.x with `tf.compat.v1`; the recorded file was made
 with 2.21) and is run by hand; the tests read what it wrote,
-`tests/observing/data/profiler_reference.json`, and never need TensorFlow.
-The graphs and profiles are those of `tests/observing/profiler_cases.py`.
+`tests/profiler/data/profiler_reference.json`, and never need TensorFlow.
+The graphs and profiles are those of `tests/profiler/profiler_cases.py`.
 
 TensorFlow 1.15 is the spec, so three things of TF 2.x are undone first:
 variables are TF1's reference variables (`disable_v2_behavior`); the FLOPs
@@ -32,7 +32,7 @@ from tensorflow.python.framework import ops
 from tensorflow.python.ops import gen_math_ops, gen_nn_ops, math_ops
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "observing"))
+sys.path.insert(0, str(ROOT / "tests" / "profiler"))
 import profiler_cases  # noqa: E402
 
 RAW = {"add": gen_math_ops.add, "rsqrt_grad": gen_math_ops.rsqrt_grad, "bias_add_grad": gen_nn_ops.bias_add_grad,
@@ -100,7 +100,7 @@ def main():
         ops._stats_registry._registry.pop(op_type + ",flops", None)  # noqa: SLF001
     cases = {name: record_case(name, builder)
              for name, builder in profiler_cases.BUILDERS.items()}
-    out = ROOT / "tests" / "observing" / "data" / "profiler_reference.json"
+    out = ROOT / "tests" / "profiler" / "data" / "profiler_reference.json"
     out.parent.mkdir(exist_ok=True)
     out.write_text(json.dumps({"tensorflow": tf.__version__, "cases": cases,
                                "meta_graph": record_meta_graph()}, indent=1) + "\n")

@@ -4,8 +4,8 @@
 
 Needs TensorFlow (any 2.x with `tf.compat.v1`; the recorded file was made
 with 2.21) and is run by hand; the tests read what it wrote,
-`tests/observing/data/summary_reference.json`, and never need TensorFlow.
-The cases are those of `tests/observing/summary_cases.py`: scalars, histograms
+`tests/summary/data/summary_reference.json`, and never need TensorFlow.
+The cases are those of `tests/summary/summary_cases.py`: scalars, histograms
 (TensorFlow's buckets), images (the PNG bytes), sounds (the WAV bytes), text
 and tensors, merged; each recorded with its node's name and op type. Graph
 mode is used (`disable_eager_execution`), as in TF 1.15.
@@ -18,7 +18,7 @@ import sys
 import tensorflow.compat.v1 as tf
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests" / "observing"))
+sys.path.insert(0, str(ROOT / "tests" / "summary"))
 import summary_cases  # noqa: E402
 
 
@@ -27,7 +27,7 @@ def main():
     record = {"tensorflow": tf.__version__, "cases": summary_cases.run_cases(tf),
               "histogram_nan_message": summary_cases.histogram_nan_message(tf),
               "duplicate_tag_message": summary_cases.duplicate_tag_message(tf)}
-    out = ROOT / "tests" / "observing" / "data" / "summary_reference.json"
+    out = ROOT / "tests" / "summary" / "data" / "summary_reference.json"
     out.write_text(json.dumps(record, indent=1) + "\n")
 
 

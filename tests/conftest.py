@@ -11,8 +11,9 @@ from gpu_standin import STAND_IN_XP
 from minitf.device import device as device_lib
 
 _CHAPTERS = {"graph", "ops", "session", "executor", "kernels", "device", "autodiff", "train",
-             "layers", "feature_column", "saver", "course", "framework", "observing",
-             "data", "distributed", "control_flow"}
+             "layers", "feature_column", "saver", "course", "framework",
+             "data", "distributed", "control_flow", "config", "losses", "metrics", "platform",
+             "profiler", "proto", "summary", "test"}
 
 
 def pytest_collection_modifyitems(config, items):

@@ -4,7 +4,9 @@ TF 2 keeps TF 1.15's whole API as `tf.compat.v1`, and TF 1.15 programs are
 written against it: `import tensorflow.compat.v1 as tf`. minitf's
 `minitf.compat.v1` is that namespace (`import minitf.compat.v1 as tf`), the
 same names as `import minitf as tf`; it is loaded when first asked for,
-because it is made from the finished `minitf` namespace.
+because it is made from the finished `minitf` namespace. That namespace is
+handed down by `minitf/__init__.py` (`_tf_namespace`, its globals): the face
+imports `tf.compat`, and nothing here imports the face.
 
 The modules of this package:
 
@@ -30,6 +32,10 @@ from minitf.compat.bytes_and_text import (as_bytes, as_str, as_str_any, as_text,
 from minitf.compat.compat import forward_compatibility_horizon, forward_compatible  # noqa: F401
 from minitf.graph import tf1_api as _tf1_api
 from minitf.graph.tensor_shape import dimension_at_index, dimension_value  # noqa: F401
+
+# The names of the `minitf` namespace, which `tf.compat.v1` repeats: minitf/__init__.py sets
+# this to its globals (read when v1 is first asked for, once the namespace is finished).
+_tf_namespace = {}
 
 
 def __getattr__(name):

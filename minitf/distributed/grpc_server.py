@@ -26,11 +26,11 @@ import threading
 import grpc
 
 from minitf.device.device import DeviceMgr, local_devices
+from minitf.distributed.cluster_spec import ClusterSpec
 from minitf.distributed import grpc_services
 from minitf.distributed import grpc_util
 from minitf.distributed.grpc_remote_worker import WorkerCache, task_name
 from minitf.distributed.master import Master
-from minitf.distributed.server_lib import ClusterSpec
 from minitf.distributed.worker import Worker, WorkerEnv
 from minitf.executor.thread_pool import ThreadPool, default_num_threads
 from minitf.graph import errors

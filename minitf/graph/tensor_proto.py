@@ -25,7 +25,7 @@ import numpy as np
 
 from minitf.graph import dtypes
 from minitf.graph import tensor_shape
-from minitf.graph.constant_op import to_numpy
+from minitf.graph.python_values import to_numpy
 
 # The dtypes whose multi-element tensors travel as raw bytes in `tensor_content`.
 _CONTENT_DTYPES = frozenset([dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int8,

@@ -2,7 +2,7 @@
 
 Nothing here has a kernel of its own except `fused_batch_norm`, which is one
 op (FusedBatchNormV3). The rest are small subgraphs whose node names are
-TensorFlow's: swish, the weighted and Poisson losses, the moments family
+TensorFlow's: the weighted and Poisson losses, the moments family
 (sufficient statistics, normalized, weighted), batch normalization, and the
 averaging helpers of distributed training, which with minitf's single
 replica divide by the batch size alone.
@@ -10,14 +10,16 @@ replica divide by the batch size alone.
     batch_normalization:  inv = rsqrt(variance + epsilon) * scale
                           y   = x * inv + (offset - mean * inv)
 
-The user reaches them through `tf.nn` (minitf/nn.py).
+The user reaches them through `tf.nn` (minitf/nn.py). TensorFlow's
+nn_impl.py also holds swish, whose gradient is written with
+`tf.custom_gradient`; minitf's is in the Gradients chapter
+(`minitf/autodiff/swish.py`), which builders do not import.
 
 Mirrors `tensorflow/python/ops/nn_impl.py` (and `nn_impl_distribute.py`).
 """
 
 import math
 
-from minitf.autodiff.custom_gradient import custom_gradient
 from minitf.graph import constant_op
 from minitf.graph import dtypes
 from minitf.graph import ops
@@ -36,33 +38,6 @@ _deprecated_argument_lookup = nn_ops._deprecated_argument_lookup
 
 
 # --- activations built from other ops ----------------------------------------------------
-
-def swish(features, beta=1.0):
-    """features * sigmoid(beta * features) (SiLU for beta = 1), with its own gradient.
-
-    The gradient is written out rather than derived through the sigmoid, so
-    that backprop keeps no intermediate tensor but `features`.
-    """
-    features = convert_to_tensor(features, name="features")
-    beta = math_ops.cast(convert_to_tensor(beta, name="beta"), features.dtype)
-
-    @custom_gradient
-    def swish_impl(features, beta):
-        def grad(dy):
-            with ops.control_dependencies([dy]):
-                sigmoid_features = math_ops.sigmoid(beta * features)
-            activation_grad = sigmoid_features * (
-                1.0 + (beta * features) * (1.0 - sigmoid_features))
-            beta_grad = math_ops.reduce_sum(
-                dy * math_ops.square(features) * sigmoid_features * (1.0 - sigmoid_features))
-            return dy * activation_grad, beta_grad
-        return features * math_ops.sigmoid(beta * features), grad
-
-    return swish_impl(features, beta)
-
-
-silu = swish
-
 
 def relu_layer(x, weights, biases, name=None):
     """relu(matmul(x, weights) + biases)."""

@@ -37,7 +37,7 @@ import numpy as np
 from minitf.graph import dtypes
 from minitf.graph import errors
 from minitf.graph import ops
-from minitf.graph.constant_op import to_numpy
+from minitf.graph.python_values import to_numpy
 from minitf.graph.sparse_tensor import (IndexedSlices, IndexedSlicesValue, SparseTensor,
                                         SparseTensorValue)
 from minitf.session import context

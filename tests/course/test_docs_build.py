@@ -15,10 +15,12 @@ CHAPTERS = {"graph.md": "graph", "ops.md": "ops", "session.md": "session",
             "executor.md": "executor", "kernels.md": "kernels", "gradients.md": "autodiff",
             "optimizers.md": "train", "device.md": "device",
             "feature_columns.md": "feature_column", "saver.md": "saver",
-            "layers.md": "layers", "training_loop.md": "train",
-            "architecture.md": "framework", "observing.md": "observing",
+            "layers.md": '"layers or losses"', "training_loop.md": "train",
+            "architecture.md": '"framework or proto"',
+            "observing.md": '"summary or profiler or metrics"',
             "input_pipelines.md": "data", "distributed.md": "distributed",
-            "control_flow.md": "control_flow"}
+            "control_flow.md": "control_flow", "config.md": "config",
+            "platform.md": "platform", "testing.md": "test"}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=page_id)

@@ -2,22 +2,23 @@
 
 minitf is built in floors (docs/architecture.md). Bottom up:
 
-    floor     graph, framework            what the front end and the runtime both speak
-    runtime   kernels; executor, device; session
-    builders  ops, autodiff               add Operations to a graph
-    library   train, saver, layers, feature_column
-    face      minitf/__init__.py, tf.test, the tour, visualize, tf.math, tf.nn, tf.io,
-              tf.strings, tf.manip
-    face      minitf/__init__.py, tf.test, the tour, visualize, tf.math, tf.linalg, tf.nn, tf.io
+    floor     graph, framework, proto, platform   what the front end and the runtime both speak
+    runtime   kernels; executor, device; session; distributed
+    builders  ops; autodiff               add Operations to a graph
+    library   train, saver, layers, feature_column, data, summary, profiler, metrics, losses
+    face      minitf/__init__.py, tf.test, the tour, visualize, tf.math, tf.linalg, tf.nn,
+              tf.io, tf.strings, tf.manip, tf.compat, tf.config, ...
 
 An import may point down, or sideways within a floor; never up. The
 runtime's packages are floors of their own, in the order above: a kernel
 sees only its context, the executor and the devices see kernels, the
-session sees them all. On top of that no module may be part of an import
+session sees them all. So are the builders': the op constructors never
+import the Gradients chapter, whose gradient functions build with them. On top of that no module may be part of an import
 cycle, and an import inside a function must say why it is there: which
 cycle forces it (an import that hides a cycle from Python's import
 system), or that it loads an optional library only when used (protobuf:
-`import minitf` needs NumPy alone).
+`import minitf` needs NumPy alone). The cycles hidden that way are the
+known ones of LAZY_CYCLES, and no others.
 
 The check reads the source with `ast`, so it sees what a reader sees, and
 it fails on the first import that breaks a rule, naming the file and line.
@@ -35,16 +36,17 @@ FLOORS = {
     "executor": 2, "device": 2,
     "session": 3,
     "distributed": 4,
-    "ops": 5, "autodiff": 5,
-    "train": 6, "saver": 6, "layers": 6, "feature_column": 6, "data": 6, "summary": 6,
-    "profiler": 6, "metrics": 6, "losses": 6,
-    "": 7, "__main__": 7, "tour": 7, "visualize": 7, "test": 7, "math": 7, "linalg": 7, "nn": 7,
-    "compat": 7, "config": 7, "io": 7, "queue": 7, "dtypes": 7, "random": 7,
-    "initializers": 7, "debugging": 7, "strings": 7, "manip": 7, "sparse": 7,
+    "ops": 5,
+    "autodiff": 6,
+    "train": 7, "saver": 7, "layers": 7, "feature_column": 7, "data": 7, "summary": 7,
+    "profiler": 7, "metrics": 7, "losses": 7,
+    "": 8, "__main__": 8, "tour": 8, "visualize": 8, "test": 8, "math": 8, "linalg": 8, "nn": 8,
+    "compat": 8, "config": 8, "io": 8, "queue": 8, "dtypes": 8, "random": 8,
+    "initializers": 8, "debugging": 8, "strings": 8, "manip": 8, "sparse": 8,
 }
 FLOOR_NAMES = {0: "floor", 1: "runtime (kernels)", 2: "runtime (executor, device)",
-               3: "runtime (session)", 4: "runtime (distributed)", 5: "builders",
-               6: "library", 7: "face"}
+               3: "runtime (session)", 4: "runtime (distributed)", 5: "builders (ops)",
+               6: "builders (autodiff)", 7: "library", 8: "face"}
 
 
 def module_name(path):
@@ -138,6 +140,24 @@ def test_no_module_is_part_of_an_import_cycle():
             graph[imp.source].add(imp.target)
     cycles = [c for c in _strongly_connected(graph) if len(c) > 1]
     assert not cycles, "import cycles: %s" % [sorted(c) for c in cycles]
+
+
+# The only cycles that imports inside functions still close: a plain message class and the
+# module that turns it into TensorFlow's protocol buffer, loaded only when bytes are asked
+# for. The converter builds the classes; the classes' SerializeToString calls the converter.
+LAZY_CYCLES = [{"minitf.graph.graph_def", "minitf.graph.graph_def_proto"},
+               {"minitf.saver.meta_graph", "minitf.saver.meta_graph_proto"}]
+
+
+def test_imports_inside_functions_close_only_the_known_cycles():
+    graph = {m: set() for m in MODULES}
+    for imp in ALL_IMPORTS:
+        graph[imp.source].add(imp.target)
+    cycles = [c for c in _strongly_connected(graph) if len(c) > 1]
+    new = [sorted(c) for c in cycles if c not in LAZY_CYCLES]
+    gone = [sorted(c) for c in LAZY_CYCLES if c not in cycles]
+    assert not new, "import cycles through imports inside functions: %s" % new
+    assert not gone, "these cycles are gone: take them out of LAZY_CYCLES: %s" % gone
 
 
 def _explained(imp):

@@ -1,7 +1,7 @@
 """tf.losses: the reductions, the LOSSES collection and the errors.
 
 The values TensorFlow computes for every loss are checked in
-`test_nn_reference.py` (case "losses"); here, each reduction against its
+`tests/ops/test_nn_reference.py` (case "losses"); here, each reduction against its
 definition, what goes into the collections, and the error paths.
 """
 
