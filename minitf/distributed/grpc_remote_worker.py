@@ -75,6 +75,9 @@ class GrpcRemoteWorker:
         """An exception of a call to this worker as an OpError that names the task."""
         if grpc_util.is_rpc_error(exception):
             return grpc_util.error_from_rpc(exception, self.task_name)
+        if grpc_util.is_cancelled_call(exception):  # the step failed elsewhere: we gave up
+            return errors.CancelledError(None, None, "From %s:\nthe call was cancelled"
+                                         % self.task_name)
         if isinstance(exception, errors.OpError):
             return messages.prefixed(exception, self.task_name)
         return errors.InternalError(None, None, "From %s:\n%s: %s" % (

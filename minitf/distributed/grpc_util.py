@@ -122,6 +122,11 @@ def is_rpc_error(exception):
     return isinstance(exception, grpc.RpcError)
 
 
+def is_cancelled_call(exception):
+    """Whether `exception` is what a call's future raises once the call was cancelled."""
+    return isinstance(exception, grpc.FutureCancelledError)
+
+
 def serve_errors(method):
     """Decorates a servicer method: an exception becomes the call's status."""
 

@@ -248,8 +248,17 @@ class _ClientGraph:
 
 
 def _derived(error):
-    """Whether `error` may be the consequence of another task's failure, not its cause."""
-    return isinstance(error, (errors.CancelledError, errors.AbortedError))
+    """Whether `error` is the consequence of another task's failure, not its cause.
+
+    A task's share is cancelled when another task failed, and a task's
+    rendezvous that was cleaned up (its own share failed) aborts the
+    transfers other tasks were waiting for, with messages of
+    `rpc_rendezvous_mgr.py`. TensorFlow marks such statuses as derived
+    (`StatusGroup::MakeDerived`) for the same reason.
+    """
+    return isinstance(error, errors.CancelledError) or (
+        isinstance(error, errors.AbortedError) and (
+            "was cleaned up on" in error.message or "Cleanup " in error.message))
 
 
 class _RunManyGraphs:

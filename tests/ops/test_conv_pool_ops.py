@@ -265,6 +265,16 @@ def test_overlapping_max_pool_windows_sum_their_gradients():
                                   [[0., 0., 0.], [0., 4., 0.], [0., 0., 0.]])
 
 
+def test_a_tie_goes_to_the_first_maximum_and_a_nan_window_to_its_first_nan():
+    # Windows (row-major taps): [[5, 5], [1, 5]] -> the first 5; [[1, nan], [nan, 7]] -> the
+    # first NaN, as np.argmax (and TensorFlow's CPU kernel) pick them.
+    x = tf.constant(np.array([[5., 5., 1., np.nan], [1., 5., np.nan, 7.]]).reshape(1, 2, 4, 1))
+    m = tf.nn.max_pool(x, [2, 2], [2, 2], "VALID")
+    grad = tf.gradients(m, x, grad_ys=np.array([10., 20.]).reshape(1, 1, 2, 1))[0]
+    np.testing.assert_array_equal(_run(grad).reshape(2, 4), [[10., 0., 0., 20.],
+                                                            [0., 0., 0., 0.]])
+
+
 # --- errors --------------------------------------------------------------------------------
 
 def test_conv2d_build_time_errors():

@@ -302,7 +302,7 @@ def _strided_run(start, count, step):
 
 
 # How many bytes of im2col patches one matrix product takes at a time (`batch_chunks`).
-_PATCH_CHUNK_BYTES = 4 << 20
+_PATCH_CHUNK_BYTES = 2 << 20
 
 
 class _Windows:
@@ -601,16 +601,24 @@ def max_pool_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding
     windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
     windows.check_output(grad, x.shape[3], "MaxPoolGrad: grad")
     maxima = _window_maxima(xp, windows, x)
-    maxima_is_nan = maxima != maxima
+    nan_windows = maxima != maxima  # where NaN is the maximum, the first NaN wins
+    if not nan_windows.any():
+        nan_windows = None
     padded = windows.pad(xp, x, max_identity(x.dtype))
     padded_grad = xp.zeros(padded.shape, dtype=grad.dtype)
-    unclaimed = xp.ones(grad.shape, dtype=bool)
+    claimed = None  # the windows an earlier tap has won
     zero = xp.zeros((), dtype=grad.dtype)
     for index in windows.tap_indices():
         tap = padded[index]
-        wins = ((tap == maxima) | (maxima_is_nan & (tap != tap))) & unclaimed
+        wins = tap == maxima
+        if nan_windows is not None:
+            wins |= nan_windows & (tap != tap)
+        if claimed is None:
+            claimed = wins.copy()
+        else:
+            wins &= ~claimed
+            claimed |= wins
         padded_grad[index] += xp.where(wins, grad, zero)
-        unclaimed &= ~wins
     return _from_nhwc(xp, windows.crop(padded_grad), data_format)
 
 
