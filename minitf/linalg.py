@@ -3,7 +3,8 @@
 The functions are defined in `minitf/ops/linalg_ops.py`; `matmul` is the
 one of `minitf/ops/math_ops.py`, `tensor_diag` and `tensor_diag_part` are
 `tf.diag` and `tf.diag_part` (`minitf/ops/array_ops.py`), `global_norm`
-is `tf.global_norm` (`minitf/ops/clip_ops.py`).
+is `tf.global_norm` (`minitf/ops/clip_ops.py`), `l2_normalize` is
+`tf.nn.l2_normalize` (`minitf/ops/nn_ops.py`).
 
 Mirrors the `tf.linalg` namespace of `tensorflow/python/ops/linalg/linalg_impl.py`.
 
@@ -17,10 +18,13 @@ from minitf.ops.array_ops import diag_part as tensor_diag_part  # noqa: F401
 from minitf.ops.clip_ops import global_norm  # noqa: F401
 from minitf.ops.linalg_ops import (  # noqa: F401
     adjoint, band_part, cholesky, cholesky_solve, cross, det, diag, diag_part, eigh, eigvalsh,
-    eye, inv, logdet, matrix_transpose, matvec, norm, normalize, qr, set_diag, slogdet, solve,
-    trace, triangular_solve)
+    einsum, expm, eye, inv, logdet, logm, lstsq, lu, lu_matrix_inverse, lu_reconstruct,
+    lu_solve, matrix_rank, matrix_transpose, matvec, norm, normalize, pinv, qr, set_diag,
+    slogdet, solve, sqrtm, svd, tensordot, trace, triangular_solve, tridiagonal_matmul,
+    tridiagonal_solve)
 from minitf.ops.linalg_ops import matrix_transpose as transpose  # noqa: F401
 from minitf.ops.math_ops import matmul  # noqa: F401
+from minitf.ops.nn_ops import l2_normalize  # noqa: F401
 
 
 def __getattr__(name):
