@@ -4,7 +4,9 @@ The functions are defined in `minitf/ops/linalg_ops.py`; `matmul` is the
 one of `minitf/ops/math_ops.py`, `tensor_diag` and `tensor_diag_part` are
 `tf.diag` and `tf.diag_part` (`minitf/ops/array_ops.py`), `global_norm`
 is `tf.global_norm` (`minitf/ops/clip_ops.py`), `l2_normalize` is
-`tf.nn.l2_normalize` (`minitf/ops/nn_ops.py`).
+`tf.nn.l2_normalize` (`minitf/ops/nn_ops.py`). The LinearOperator
+classes are in `minitf/ops/linear_operator.py` (the base class),
+`linear_operator_matrices.py` and `linear_operator_combinations.py`.
 
 Mirrors the `tf.linalg` namespace of `tensorflow/python/ops/linalg/linalg_impl.py`.
 
@@ -23,6 +25,16 @@ from minitf.ops.linalg_ops import (  # noqa: F401
     slogdet, solve, sqrtm, svd, tensordot, trace, triangular_solve, tridiagonal_matmul,
     tridiagonal_solve)
 from minitf.ops.linalg_ops import matrix_transpose as transpose  # noqa: F401
+from minitf.ops.linear_operator import LinearOperator  # noqa: F401
+from minitf.ops.linear_operator_combinations import (  # noqa: F401
+    LinearOperatorAdjoint, LinearOperatorBlockDiag, LinearOperatorBlockLowerTriangular,
+    LinearOperatorComposition, LinearOperatorInversion, LinearOperatorKronecker,
+    LinearOperatorLowRankUpdate)
+from minitf.ops.linear_operator_matrices import (  # noqa: F401
+    LinearOperatorDiag, LinearOperatorFullMatrix, LinearOperatorHouseholder,
+    LinearOperatorIdentity, LinearOperatorLowerTriangular, LinearOperatorPermutation,
+    LinearOperatorScaledIdentity, LinearOperatorToeplitz, LinearOperatorTridiag,
+    LinearOperatorZeros)
 from minitf.ops.math_ops import matmul  # noqa: F401
 from minitf.ops.nn_ops import l2_normalize  # noqa: F401
 
