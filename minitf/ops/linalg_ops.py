@@ -699,6 +699,45 @@ def tridiagonal_matmul(diagonals, rhs, diagonals_format="compact", name=None):
                     subdiag=array_ops.expand_dims(subdiag, -2), rhs=rhs)
 
 
+def eigh_tridiagonal(alpha, beta, eigvals_only=True, select="a", select_range=None, tol=None,
+                     name=None):
+    """The eigenvalues (ascending; and eigenvectors) of the Hermitian tridiagonal matrix with
+    diagonal `alpha` [n] and superdiagonal `beta` [n - 1] (the subdiagonal is its conjugate).
+
+    select 'a': all; 'i': those with indices select_range[0] <= i <= select_range[1];
+    'v': those in the interval (select_range[0], select_range[1]]. The
+    matrix is built and handed to SelfAdjointEigV2, exact to rounding (tol
+    is accepted and not needed; TensorFlow bisects Sturm sequences to it).
+    """
+    if select not in ("a", "i", "v"):
+        raise ValueError("'select must have a value in {'a', 'i', 'v'}.")
+    with ops.name_scope(name or "eigh_tridiagonal"):
+        alpha = convert_to_tensor(alpha, name="alpha")
+        n = tensor_dimension(alpha.shape[0]) if alpha.shape.ndims else None
+        if n is not None and n <= 1:
+            return math_ops.real(alpha)
+        beta = convert_to_tensor(beta, name="beta")
+        if alpha.dtype != beta.dtype:
+            raise ValueError("'alpha' and 'beta' must have the same type.")
+        if alpha.dtype.is_complex:
+            alpha = math_ops.cast(math_ops.real(alpha), alpha.dtype)
+        # Only the lower triangle is read: the subdiagonal, beta's conjugate.
+        lower = array_ops.pad(diag(math_ops.conj(beta)), [[1, 0], [0, 1]])
+        eigenvalues, eigenvectors = eigh(diag(alpha) + lower)
+        eigenvalues = math_ops.real(eigenvalues)
+        if select == "i":
+            eigenvalues = eigenvalues[select_range[0]:select_range[1] + 1]
+            eigenvectors = eigenvectors[:, select_range[0]:select_range[1] + 1]
+        elif select == "v":
+            inside = math_ops.logical_and(eigenvalues > select_range[0],
+                                          eigenvalues <= select_range[1])
+            eigenvalues = array_ops.boolean_mask(eigenvalues, inside)
+            eigenvectors = array_ops.boolean_mask(eigenvectors, inside, axis=1)
+        if eigvals_only:
+            return eigenvalues
+        return eigenvalues, eigenvectors
+
+
 # =============================================================================
 # Contractions: einsum, tensordot
 # =============================================================================

@@ -22,11 +22,14 @@ The operators themselves are in `minitf/ops/linear_operator_matrices.py`
 (given by entries: full, diagonal, triangular, identity, ...) and
 `minitf/ops/linear_operator_combinations.py` (built from operators:
 adjoint, inverse, product, block diagonal, Kronecker, low-rank update).
+`conjugate_gradient` (`tf.linalg.experimental`) solves with an operator's
+matvec alone.
 
-Mirrors `tensorflow/python/ops/linalg/linear_operator.py` and the helpers
-of `linear_operator_util.py`.
+Mirrors `tensorflow/python/ops/linalg/linear_operator.py`, the helpers
+of `linear_operator_util.py` and `linalg/sparse/conjugate_gradient.py`.
 """
 
+import collections
 import contextlib
 
 import numpy as np
@@ -37,6 +40,7 @@ from minitf.graph import tensor_shape
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
 from minitf.ops import check_ops
+from minitf.ops import control_flow_ops
 from minitf.ops import linalg_ops
 from minitf.ops import math_ops
 
@@ -478,3 +482,66 @@ def broadcast_matrix_batch_dims(batch_matrices):
         batch = array_ops.broadcast_dynamic_shape(batch, array_ops.shape(matrix)[:-2])
     return [array_ops.broadcast_to(matrix, array_ops.concat(
         [batch, array_ops.shape(matrix)[-2:]], 0)) for matrix in batch_matrices]
+
+
+# =============================================================================
+# Solving with nothing but matvec: conjugate gradients
+# =============================================================================
+
+CGState = collections.namedtuple("CGState", ["i", "x", "r", "p", "gamma"])
+
+
+def conjugate_gradient(operator, rhs, preconditioner=None, x=None, tol=1e-5, max_iter=20,
+                       name="conjugate_gradient"):
+    """x with A x = rhs for a self-adjoint positive definite operator A, using only A's matvec.
+
+    Each step moves x along a search direction p that is A-conjugate to the
+    previous ones (p_i^H A p_j = 0), so that no step undoes an earlier one;
+    in exact arithmetic N steps solve an N x N system. The loop (a
+    tf.while_loop) stops after max_iter steps or when ||r|| <= tol ||rhs||.
+    preconditioner, an operator close to A^-1, speeds it up. Returns the
+    final CGState(i, x, r, p, gamma), gamma = r^H M r.
+    """
+    if not (operator.is_self_adjoint and operator.is_positive_definite):
+        raise ValueError("Expected a self-adjoint, positive definite operator.")
+
+    def dot(u, v):
+        return math_ops.reduce_sum(math_ops.conj(u) * v, axis=-1)
+
+    def precondition(r):
+        return r if preconditioner is None else preconditioner.matvec(r)
+
+    with ops.name_scope(name):
+        rhs = convert_to_tensor(rhs, name="rhs")
+        broadcast_shape = array_ops.broadcast_dynamic_shape(array_ops.shape(rhs)[:-1],
+                                                            operator.batch_shape_tensor())
+        if preconditioner is not None:
+            broadcast_shape = array_ops.broadcast_dynamic_shape(
+                broadcast_shape, preconditioner.batch_shape_tensor())
+        rhs_shape = array_ops.concat([broadcast_shape, array_ops.shape(rhs)[-1:]], axis=-1)
+        r0 = array_ops.broadcast_to(rhs, rhs_shape)
+        tol = tol * linalg_ops.norm(r0, axis=-1)
+        if x is None:
+            x = array_ops.zeros(rhs_shape, dtype=rhs.dtype.base_dtype)
+        else:
+            r0 = rhs - operator.matvec(x)
+        p0 = precondition(r0)
+
+        def keep_going(i, state):
+            return math_ops.logical_and(
+                i < max_iter, math_ops.reduce_any(linalg_ops.norm(state.r, axis=-1) > tol))
+
+        def step(i, state):
+            z = operator.matvec(state.p)
+            alpha = state.gamma / dot(state.p, z)
+            x = state.x + alpha[..., None] * state.p
+            r = state.r - alpha[..., None] * z
+            q = precondition(r)
+            gamma = dot(r, q)
+            p = q + (gamma / state.gamma)[..., None] * state.p
+            return i + 1, CGState(i + 1, x, r, p, gamma)
+
+        i = convert_to_tensor(0, dtype=dtypes.int32)
+        _, state = control_flow_ops.while_loop(
+            keep_going, step, [i, CGState(i, x, r0, p0, dot(r0, p0))])
+        return state

@@ -662,3 +662,169 @@ class LinearOperatorTridiag(LinearOperator):
 
     def _diag_part(self):
         return self._maindiag
+
+
+# =============================================================================
+# Circulant: diagonal in the Fourier basis
+# =============================================================================
+
+
+def _dft_matrix(block_shape):
+    """The DFT of a d-dimensional block, flattened row-major: kron(F_N0, F_N1, ...).
+
+    F_N[j, k] = exp(-2 pi i j k / N). Built in NumPy when the graph is
+    built: minitf has no FFT op (tf.signal is left out), so a transform is
+    a matmul with this constant, O(N^2) where an FFT is O(N log N).
+    """
+    result = np.ones((1, 1), dtype=np.complex128)
+    for size in block_shape:
+        index = np.arange(size)
+        result = np.kron(result, np.exp(-2j * np.pi * np.outer(index, index) / size))
+    return result
+
+
+class _BaseLinearOperatorCirculant(LinearOperator):
+    """C = F^-1 diag(spectrum) F, F the DFT of blocks of block_depth dimensions.
+
+    A circulant matrix (each row the previous one rotated right) is
+    diagonalized by the DFT; its eigenvalues are the spectrum, the DFT of
+    its first column. With block_depth 2 (3) the matrix is block circulant
+    with circulant blocks (of circulant blocks). The operator's dtype is
+    input_output_dtype: the products are complex and, for a real dtype,
+    their real part is kept (exact when the spectrum is Hermitian).
+    """
+
+    def __init__(self, spectrum, block_depth, input_output_dtype, is_non_singular,
+                 is_self_adjoint, is_positive_definite, is_square, name):
+        if is_square is False:
+            raise ValueError("A circulant operator is always square.")
+        with ops.name_scope(name, values=[spectrum]):
+            spectrum = convert_to_tensor(spectrum, name="spectrum")
+            check_float_dtype(spectrum, "spectrum")
+            complex_dtype = (spectrum.dtype if spectrum.dtype.is_complex else
+                             dtypes.complex128 if spectrum.dtype == dtypes.float64 else
+                             dtypes.complex64)
+            self._spectrum = math_ops.cast(spectrum, complex_dtype)
+            if spectrum.shape.ndims is None or spectrum.shape.ndims < block_depth:
+                raise ValueError("Argument spectrum must have at least %d dimensions (its "
+                                 "rank known).  Found: %s" % (block_depth, spectrum))
+            self._block_shape_static = [tensor_shape.dimension_value(d)
+                                        for d in spectrum.shape[-block_depth:]]
+            if None in self._block_shape_static:
+                raise ValueError("minitf's circulant operators need the block shape known when "
+                                 "the graph is built: %s" % spectrum.shape)
+        self._block_depth = block_depth
+        self._size = int(np.prod(self._block_shape_static))
+        self._dft = _dft_matrix(self._block_shape_static).astype(complex_dtype.as_numpy_dtype)
+        super().__init__(input_output_dtype, [spectrum], is_non_singular, is_self_adjoint,
+                         is_positive_definite, True, name)
+
+    @property
+    def spectrum(self):
+        return self._spectrum
+
+    @property
+    def block_depth(self):
+        return self._block_depth
+
+    def block_shape_tensor(self):
+        return convert_to_tensor(self._block_shape_static, dtype=dtypes.int32)
+
+    @property
+    def block_shape(self):
+        return tensor_shape.TensorShape(self._block_shape_static)
+
+    def _batch_shape_static(self):
+        return self._spectrum.shape[:-self._block_depth]
+
+    def _shape(self):
+        return self._batch_shape_static().concatenate([self._size, self._size])
+
+    def _shape_tensor(self):
+        batch = array_ops.shape(self._spectrum)[:-self._block_depth]
+        return array_ops.concat([batch, [self._size, self._size]], 0)
+
+    def _flat_spectrum(self):
+        """The eigenvalues [..., N]: the spectrum's block flattened row-major."""
+        return array_ops.reshape(self._spectrum, array_ops.concat(
+            [array_ops.shape(self._spectrum)[:-self._block_depth], [self._size]], 0))
+
+    def _to_io_dtype(self, x):
+        if self.dtype.is_complex:
+            return math_ops.cast(x, self.dtype)
+        return math_ops.cast(math_ops.real(x), self.dtype)
+
+    def _in_fourier_basis(self, x, scale):
+        """F^-1 diag(scale) F x: transform, scale each frequency, transform back."""
+        dft = convert_to_tensor(self._dft)
+        x = math_ops.cast(x, self._spectrum.dtype)
+        scaled = array_ops.expand_dims(scale, -1) * math_ops.matmul(dft, x)
+        return self._to_io_dtype(math_ops.matmul(dft, scaled, adjoint_a=True) / self._size)
+
+    def _matmul(self, x, adjoint=False, adjoint_arg=False):
+        x = linalg_ops.adjoint(x) if adjoint_arg else x
+        spectrum = self._flat_spectrum()
+        return self._in_fourier_basis(x, math_ops.conj(spectrum) if adjoint else spectrum)
+
+    def _solve(self, rhs, adjoint=False, adjoint_arg=False):
+        rhs = linalg_ops.adjoint(rhs) if adjoint_arg else rhs
+        spectrum = self._flat_spectrum()
+        return self._in_fourier_basis(rhs, 1.0 / (math_ops.conj(spectrum) if adjoint
+                                                  else spectrum))
+
+    def _determinant(self):
+        return self._to_io_dtype(math_ops.reduce_prod(self._flat_spectrum(), axis=-1))
+
+    def _log_abs_determinant(self):
+        return self._to_io_dtype(math_ops.reduce_sum(
+            math_ops.log(math_ops.abs(self._flat_spectrum())), axis=-1))
+
+    def _trace(self):
+        return self._to_io_dtype(math_ops.reduce_sum(self._flat_spectrum(), axis=-1))
+
+    def _diag_part(self):
+        """Every diagonal entry is the same: the trace over N."""
+        mean = math_ops.reduce_sum(self._flat_spectrum(), axis=-1, keepdims=True) / self._size
+        return self._to_io_dtype(mean * array_ops.ones([self._size], dtype=mean.dtype))
+
+    def _eigvals(self):
+        return self._to_io_dtype(self._flat_spectrum())
+
+    def convolution_kernel(self, name="convolution_kernel"):
+        """The first column, as a block: the inverse DFT of the spectrum."""
+        with self._name_scope(name):
+            dft = convert_to_tensor(self._dft)
+            column = math_ops.matmul(dft, array_ops.expand_dims(self._flat_spectrum(), -1),
+                                     adjoint_a=True) / self._size
+            return self._to_io_dtype(array_ops.reshape(column, array_ops.shape(self._spectrum)))
+
+
+class LinearOperatorCirculant(_BaseLinearOperatorCirculant):
+    """The N x N circulant matrix with eigenvalues `spectrum` [..., N] (the DFT of its first
+    column): C x is the circular convolution of that column with x."""
+
+    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                 name="LinearOperatorCirculant"):
+        super().__init__(spectrum, 1, input_output_dtype, is_non_singular, is_self_adjoint,
+                         is_positive_definite, is_square, name)
+
+
+class LinearOperatorCirculant2D(_BaseLinearOperatorCirculant):
+    """Block circulant with circulant blocks, from a spectrum [..., N0, N1] (a 2-D DFT)."""
+
+    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                 name="LinearOperatorCirculant2D"):
+        super().__init__(spectrum, 2, input_output_dtype, is_non_singular, is_self_adjoint,
+                         is_positive_definite, is_square, name)
+
+
+class LinearOperatorCirculant3D(_BaseLinearOperatorCirculant):
+    """Three levels of circulant blocks, from a spectrum [..., N0, N1, N2] (a 3-D DFT)."""
+
+    def __init__(self, spectrum, input_output_dtype=dtypes.complex64, is_non_singular=None,
+                 is_self_adjoint=None, is_positive_definite=None, is_square=True,
+                 name="LinearOperatorCirculant3D"):
+        super().__init__(spectrum, 3, input_output_dtype, is_non_singular, is_self_adjoint,
+                         is_positive_definite, is_square, name)

@@ -320,3 +320,41 @@ def test_einsum_gradient_refuses_repeated_labels():
     a = tf.constant(A[0])
     with pytest.raises(NotImplementedError, match="repeated label"):
         tf.gradients(tf.einsum("ii->i", a), [a])
+
+
+# =============================================================================
+# eigh_tridiagonal
+# =============================================================================
+
+def test_eigh_tridiagonal_matches_numpy_and_tensorflows_example():
+    alpha, beta = RNG.standard_normal(5), RNG.standard_normal(4)
+    dense = np.diag(alpha) + np.diag(beta, 1) + np.diag(beta, -1)
+    expected = np.linalg.eigvalsh(dense)
+    all_values, (values, vectors), by_index, by_value, example = run([
+        tf.linalg.eigh_tridiagonal(alpha, beta),
+        tf.linalg.eigh_tridiagonal(alpha, beta, eigvals_only=False),
+        tf.linalg.eigh_tridiagonal(alpha, beta, select="i", select_range=[1, 3]),
+        tf.linalg.eigh_tridiagonal(alpha, beta, select="v", select_range=[
+            (expected[0] + expected[1]) / 2, (expected[2] + expected[3]) / 2]),
+        tf.linalg.eigh_tridiagonal([0.0, 0.0, 0.0], [1.0, 1.0])])
+    np.testing.assert_allclose(all_values, expected, rtol=1e-10)
+    np.testing.assert_allclose(dense @ vectors, vectors * values, atol=1e-10)
+    np.testing.assert_allclose(by_index, expected[1:4], rtol=1e-10)
+    np.testing.assert_allclose(by_value, expected[1:3], rtol=1e-10)
+    np.testing.assert_allclose(example, [-np.sqrt(2.0), 0.0, np.sqrt(2.0)], rtol=1e-6,
+                               atol=1e-6)
+
+
+def test_eigh_tridiagonal_of_complex_and_tiny_matrices():
+    alpha, beta = np.array([1.0, 2.0, 3.0]) + 0j, np.array([1 + 1j, 0.5 - 2j])
+    dense = np.diag(alpha) + np.diag(beta, 1) + np.diag(np.conj(beta), -1)
+    values = run(tf.linalg.eigh_tridiagonal(alpha, beta))
+    np.testing.assert_allclose(values.real, np.linalg.eigvalsh(dense), rtol=1e-10)
+    assert run(tf.linalg.eigh_tridiagonal([2.0], [])).tolist() == [2.0]
+    half_open = tf.linalg.eigh_tridiagonal([1.0, 2.0, 3.0], [0.0, 0.0], select="v",
+                                           select_range=[1.0, 2.0])  # (1, 2]
+    np.testing.assert_allclose(run(half_open), [2.0])
+    with pytest.raises(ValueError, match="'select must have a value in"):
+        tf.linalg.eigh_tridiagonal([1.0, 2.0], [1.0], select="x")
+    with pytest.raises(ValueError, match="must have the same type"):
+        tf.linalg.eigh_tridiagonal(np.array([1.0, 2.0]), np.array([1.0], np.float32))

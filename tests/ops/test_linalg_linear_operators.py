@@ -41,6 +41,20 @@ def toeplitz(col, row):
                      for i in range(n)])
 
 
+def circulant(column):
+    """The circulant matrix whose first column is `column`: C[i, j] = column[i - j mod N]."""
+    n = len(column)
+    return np.array([[column[(i - j) % n] for j in range(n)] for i in range(n)])
+
+
+def block_circulant(block):
+    """Circulant blocks arranged circulantly: the 2-D analogue, indices mod the block shape."""
+    n0, n1 = block.shape
+    return np.array([[block[(i0 - j0) % n0, (i1 - j1) % n1]
+                      for j0 in range(n0) for j1 in range(n1)]
+                     for i0 in range(n0) for i1 in range(n1)])
+
+
 def cases():
     """(label, build operator, NumPy matrix), built fresh in each test's graph."""
     full = well_conditioned(2, 3, 3)
@@ -58,6 +72,8 @@ def cases():
     u, low_rank_diag = RNG.standard_normal((3, 2)), np.array([0.5, 2.0])
     c = well_conditioned(3, 3)
     lower = RNG.standard_normal((3, 2))
+    column = np.array([4.0, 1.0, -0.5, 0.3])
+    block = np.array([[5.0, 1.0, 0.2], [0.5, -0.3, 0.1]])
     linop = tf.linalg
     return [
         ("full", lambda: linop.LinearOperatorFullMatrix(full), full),
@@ -77,6 +93,10 @@ def cases():
          np.stack([np.eye(3)[p] for p in perm])),
         ("toeplitz", lambda: linop.LinearOperatorToeplitz(col, row), toeplitz(col, row)),
         ("tridiag", lambda: linop.LinearOperatorTridiag(tri), tri_dense),
+        ("circulant", lambda: linop.LinearOperatorCirculant(
+            np.fft.fft(column), input_output_dtype=tf.float64), circulant(column)),
+        ("circulant_2d", lambda: linop.LinearOperatorCirculant2D(
+            np.fft.fft2(block), input_output_dtype=tf.float64), block_circulant(block)),
         ("adjoint", lambda: linop.LinearOperatorFullMatrix(full).adjoint(),
          np.swapaxes(full, -1, -2)),
         ("inversion", lambda: linop.LinearOperatorInversion(
@@ -284,3 +304,47 @@ def test_shapes_known_only_at_run_time():
                                composition.to_dense()])
     assert shape.tolist() == [2, 3, 3] and batch.tolist() == [2]
     np.testing.assert_allclose(dense, matrix @ matrix, rtol=1e-12)
+
+
+def test_circulant_operators_match_tensorflow():
+    """TF's values for the spectrum of [1, 2, 3, 4], and the shapes of the 2-D and 3-D kinds."""
+    operator = tf.linalg.LinearOperatorCirculant(np.fft.fft([1.0, 2.0, 3.0, 4.0]),
+                                                 input_output_dtype=tf.float64)
+    assert operator.shape.as_list() == [4, 4] and operator.block_shape.as_list() == [4]
+    dense, kernel, det, trace, diag = run([
+        operator.to_dense(), operator.convolution_kernel(), operator.determinant(),
+        operator.trace(), operator.diag_part()])
+    np.testing.assert_allclose(dense, [[1, 4, 3, 2], [2, 1, 4, 3], [3, 2, 1, 4], [4, 3, 2, 1]],
+                               atol=1e-12)
+    np.testing.assert_allclose(kernel, [1, 2, 3, 4], atol=1e-12)
+    np.testing.assert_allclose([det, trace], [-160.0, 4.0], atol=1e-9)
+    np.testing.assert_allclose(diag, [1, 1, 1, 1], atol=1e-12)
+    complex_operator = tf.linalg.LinearOperatorCirculant2D(np.fft.fft2(
+        np.arange(6.0).reshape(2, 3)))
+    assert complex_operator.dtype == tf.complex64 and complex_operator.shape.as_list() == [6, 6]
+    spectrum3 = np.fft.fftn(RNG.standard_normal((2, 2, 3, 2)), axes=(-3, -2, -1))
+    operator3 = tf.linalg.LinearOperatorCirculant3D(spectrum3, input_output_dtype=tf.float64)
+    assert operator3.shape.as_list() == [2, 12, 12] and operator3.block_depth == 3
+    eigvals = np.sort(np.linalg.eigvals(run(operator3.to_dense())), axis=-1)
+    np.testing.assert_allclose(eigvals, np.sort(spectrum3.reshape(2, 12), axis=-1), atol=1e-9)
+
+
+def test_conjugate_gradient_solves_with_matvec_alone():
+    matrices = np.stack([spd(4), spd(4)])
+    rhs = RNG.standard_normal((2, 4))
+    operator = tf.linalg.LinearOperatorFullMatrix(matrices, is_self_adjoint=True,
+                                                  is_positive_definite=True)
+    state = tf.linalg.experimental.conjugate_gradient(operator, rhs, tol=1e-12)
+    preconditioned = tf.linalg.experimental.conjugate_gradient(
+        operator, rhs, preconditioner=tf.linalg.LinearOperatorDiag(
+            1.0 / np.diagonal(matrices, axis1=-2, axis2=-1)), tol=1e-12, max_iter=10)
+    from_guess = tf.linalg.experimental.conjugate_gradient(operator, rhs, x=rhs, max_iter=1)
+    got = run({"state": state, "preconditioned": preconditioned.x, "one_step": from_guess.i})
+    expected = np.linalg.solve(matrices, rhs[..., None])[..., 0]
+    np.testing.assert_allclose(got["state"].x, expected, rtol=1e-8)
+    assert got["state"].i <= 5  # N steps suffice, up to rounding
+    np.testing.assert_allclose(got["preconditioned"], expected, rtol=1e-8)
+    assert got["one_step"] == 1
+    with pytest.raises(ValueError, match="self-adjoint, positive definite"):
+        tf.linalg.experimental.conjugate_gradient(tf.linalg.LinearOperatorFullMatrix(matrices),
+                                                  rhs)
