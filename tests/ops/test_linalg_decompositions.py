@@ -358,3 +358,61 @@ def test_eigh_tridiagonal_of_complex_and_tiny_matrices():
         tf.linalg.eigh_tridiagonal([1.0, 2.0], [1.0], select="x")
     with pytest.raises(ValueError, match="must have the same type"):
         tf.linalg.eigh_tridiagonal(np.array([1.0, 2.0]), np.array([1.0], np.float32))
+
+
+# =============================================================================
+# The same kernels on a GPU
+# =============================================================================
+
+def test_the_kernels_run_on_a_gpu_through_its_array_module(stand_in_gpu):
+    diagonals = np.stack([SUPER[0], MAIN[0], SUB[0]])
+    with tf.device("/gpu:0"):
+        s, u, v = tf.linalg.svd(tf.constant(A))
+        lu, perm = tf.linalg.lu(tf.constant(A))
+        cases = [
+            (s, np.linalg.svd(A, compute_uv=False)),
+            (tf.matmul(u * s[:, None, :], v, adjoint_b=True), A),
+            (tf.linalg.lu_reconstruct(lu, perm), A),
+            (tf.linalg.lstsq(tf.constant(TALL), tf.constant(TALL[:, :1]), fast=False),
+             np.linalg.lstsq(TALL, TALL[:, :1], rcond=None)[0]),
+            (tf.linalg.sqrtm(tf.constant(A)), matrix_function(A, np.sqrt).real),
+            (tf.linalg.logm(tf.constant(A.astype(complex))),
+             matrix_function(A.astype(complex), np.log)),
+            (tf.linalg.tridiagonal_solve(diagonals, RHS[0]), np.linalg.solve(DENSE[0], RHS[0])),
+            (tf.linalg.tridiagonal_matmul(diagonals, RHS[0]), DENSE[0] @ RHS[0]),
+            (tf.einsum("bij,bjk->bik", tf.constant(A), tf.constant(B)), A @ B),
+        ]
+    for tensor, _ in cases:
+        assert "GPU" in tensor.op.device
+    for (_, expected), got in zip(cases, run([t for t, _ in cases])):
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+
+
+def test_build_time_shape_errors_match_tensorflow():
+    with pytest.raises(ValueError, match="Shape must be at least rank 2 but is rank 1"):
+        tf.linalg.svd(tf.ones([3]))
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 2 and 3"):
+        tf.linalg.lu(tf.ones([2, 3]))
+    with pytest.raises(ValueError, match="Dimensions must be equal, but are 3 and 4"):
+        tf.einsum("ij,jk->ik", tf.ones([2, 3]), tf.ones([4, 5]))
+
+
+def test_run_time_errors_name_the_problem():
+    unknown = tf.placeholder(tf.float64)
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="same number of rows"):
+            sess.run(tf.linalg.lstsq(unknown, unknown[:2], fast=False), {unknown: np.eye(3)})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must be square"):
+            sess.run(tf.linalg.sqrtm(unknown), {unknown: np.ones((2, 3))})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="rank >= 2"):
+            sess.run(tf.linalg.svd(unknown, compute_uv=False), {unknown: np.ones(3)})
+
+
+def test_square_roots_near_and_on_the_negative_real_axis():
+    """Off the axis the principal root is found; on it minitf's iteration refuses the matrix."""
+    negative = np.array([[-1.0, 0.0], [0.0, 4.0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="no principal square root"):
+        run(tf.linalg.sqrtm(negative))
+    near = np.array([[-1.0 + 0.1j, 1.0], [0.0, 4.0]])
+    np.testing.assert_allclose(run(tf.linalg.sqrtm(near)), matrix_function(near, np.sqrt),
+                               atol=1e-12)

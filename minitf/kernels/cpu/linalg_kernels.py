@@ -118,8 +118,9 @@ def log_matrix_determinant(ctx, matrices):
 def _factored(xp, compute, matrices, failure):
     """compute(matrices), or an InvalidArgumentError saying `failure` when it breaks down.
 
-    NumPy raises LinAlgError for a singular matrix; CuPy (and NumPy, for
-    some nearly singular ones) gives infinities or NaNs instead.
+    NumPy raises LinAlgError for a singular matrix (and the iterations
+    here for one that does not converge); CuPy (and NumPy, for some nearly
+    singular ones) gives infinities or NaNs instead.
     """
     try:
         result = compute(matrices)
@@ -326,11 +327,11 @@ def _denman_beavers(xp, matrices, identity):
     for _ in range(100):
         next_root = 0.5 * (root + xp.linalg.inv(inverse_root))
         inverse_root = 0.5 * (inverse_root + xp.linalg.inv(root))
-        change = xp.max(xp.abs(next_root - root)) if next_root.size else 0.0
+        change = xp.max(xp.abs(next_root - root))
         root = next_root
         if not bool(change > 1e3 * np.finfo(root.dtype).eps * (1 + xp.max(xp.abs(root)))):
-            break
-    return root
+            return root
+    raise np.linalg.LinAlgError("no convergence")  # _factored reports it
 
 
 def _matrix_function(xp, compute, matrices, failure):
@@ -344,6 +345,7 @@ def _matrix_function(xp, compute, matrices, failure):
 @register_kernel("MatrixSquareRoot", ALL_DEVICE_TYPES)
 def matrix_square_root(ctx, matrices):
     """The principal square root R of each matrix: R R = A."""
+    _check_square(matrices)
     xp = ctx.xp
     identity = xp.broadcast_to(xp.eye(matrices.shape[-1], dtype=matrices.dtype), matrices.shape)
     return _matrix_function(xp, lambda a: _denman_beavers(xp, a, identity), matrices,
