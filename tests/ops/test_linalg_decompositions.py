@@ -10,6 +10,8 @@ op) does not: the names below are TF 1.15's.
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import minitf as tf
 
@@ -416,3 +418,54 @@ def test_square_roots_near_and_on_the_negative_real_axis():
     near = np.array([[-1.0 + 0.1j, 1.0], [0.0, 4.0]])
     np.testing.assert_allclose(run(tf.linalg.sqrtm(near)), matrix_function(near, np.sqrt),
                                atol=1e-12)
+
+
+@pytest.mark.parametrize("label,build,value", [
+    ("expm", tf.linalg.expm, RNG.uniform(-1, 1, (3, 3))),
+    ("expm_squared", tf.linalg.expm, 4 * RNG.uniform(-1, 1, (3, 3))),  # through its while_loop
+    ("pinv", tf.linalg.pinv, RNG.uniform(-1, 1, (4, 3))),
+    ("lstsq", lambda a: tf.linalg.lstsq(a, tf.constant(TALL[:4, :2])), RNG.uniform(-1, 1, (4, 3))),
+    ("tensordot", lambda a: tf.tensordot(a, tf.constant(B[0]), [[0], [0]]),
+     RNG.uniform(-1, 1, (3, 2))),
+    ("lu_solve", lambda a: tf.linalg.lu_solve(*tf.linalg.lu(tf.constant(A[0])), a),
+     RNG.uniform(-1, 1, (3, 2))),
+])
+def test_the_composites_are_differentiable(label, build, value):
+    x = tf.constant(value)
+    y = build(x)
+    with tf.Session():
+        error = tf.test.compute_gradient_error([x], [value.shape], y, y.shape.as_list(),
+                                               x_init_value=[value], delta=1e-5)
+    assert error < 1e-6
+
+
+@st.composite
+def einsum_problems(draw):
+    """Two operands over up to 5 labels with random sizes, and a random output of their labels."""
+    sizes = draw(st.lists(st.integers(1, 3), min_size=5, max_size=5))
+    labels = "abcde"
+    first = "".join(draw(st.permutations(labels))[:draw(st.integers(1, 3))])
+    second = "".join(draw(st.permutations(labels))[:draw(st.integers(1, 3))])
+    used = sorted(set(first + second))
+    output = "".join(draw(st.permutations(used))[:draw(st.integers(0, len(used)))])
+    seed = draw(st.integers(0, 2 ** 16))
+    rng = np.random.RandomState(seed)
+    operands = [rng.standard_normal([sizes[labels.index(c)] for c in subscripts])
+                for subscripts in (first, second)]
+    return "%s,%s->%s" % (first, second, output), operands
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(einsum_problems())
+def test_einsum_and_its_gradient_on_random_equations(problem):
+    equation, operands = problem
+    xs = [tf.constant(x) for x in operands]
+    y = tf.einsum(equation, *xs)
+    expected = np.einsum(equation, *operands)
+    assert y.shape.as_list() == list(expected.shape)
+    with tf.Session():
+        np.testing.assert_allclose(y.eval(), expected, rtol=1e-12, atol=1e-12)
+        error = tf.test.compute_gradient_error(xs, [x.shape for x in operands], y,
+                                               list(expected.shape), x_init_value=operands,
+                                               delta=1e-5)
+    assert error < 1e-6
