@@ -209,13 +209,11 @@ class LinearOperator:
         Another LinearOperator as x gives their composition, an operator.
         """
         if isinstance(x, LinearOperator):
-            # noqa: PLC0415 - cycle: linear_operator_combinations subclasses LinearOperator
-            from minitf.ops.linear_operator_combinations import LinearOperatorComposition
+            from minitf.ops import linear_operator_combinations  # noqa: PLC0415 - cycle: imports us
             left = self.adjoint() if adjoint else self
             right = x.adjoint() if adjoint_arg else x
-            if right.range_dimension is not None and left.domain_dimension is not None:
-                left.domain_dimension.assert_is_compatible_with(right.range_dimension)
-            return LinearOperatorComposition([left, right])
+            left.domain_dimension.assert_is_compatible_with(right.range_dimension)
+            return linear_operator_combinations.LinearOperatorComposition([left, right])
         with self._name_scope(name):
             x = convert_to_tensor(x, name="x")
             self._check_input_dtype(x)
@@ -375,10 +373,9 @@ class LinearOperator:
         """The conjugate transpose, as an operator (the operator itself when self-adjoint)."""
         if self.is_self_adjoint is True:
             return self
-        # noqa: PLC0415 - cycle: linear_operator_combinations subclasses LinearOperator
-        from minitf.ops.linear_operator_combinations import LinearOperatorAdjoint
+        from minitf.ops import linear_operator_combinations  # noqa: PLC0415 - cycle: imports us
         with self._name_scope(name):
-            return LinearOperatorAdjoint(self)
+            return linear_operator_combinations.LinearOperatorAdjoint(self)
 
     @property
     def H(self):  # noqa: N802 - TF's name
@@ -392,22 +389,20 @@ class LinearOperator:
         if self.is_non_singular is False:
             raise ValueError("Cannot take the Inverse: This operator represents a singular "
                              "matrix.")
-        # noqa: PLC0415 - cycle: linear_operator_combinations subclasses LinearOperator
-        from minitf.ops.linear_operator_combinations import LinearOperatorInversion
+        from minitf.ops import linear_operator_combinations  # noqa: PLC0415 - cycle: imports us
         with self._name_scope(name):
-            return LinearOperatorInversion(self)
+            return linear_operator_combinations.LinearOperatorInversion(self)
 
     def cholesky(self, name="cholesky"):
         """The Cholesky factor L (L L^H = A) of a self-adjoint positive definite operator."""
         if not self._can_use_cholesky():
             raise ValueError("Cannot take the Cholesky decomposition: Not a positive definite "
                              "self adjoint matrix.")
-        # noqa: PLC0415 - cycle: linear_operator_matrices subclasses LinearOperator
-        from minitf.ops.linear_operator_matrices import LinearOperatorLowerTriangular
+        from minitf.ops import linear_operator_matrices  # noqa: PLC0415 - cycle: imports us
         with self._name_scope(name):
-            return LinearOperatorLowerTriangular(linalg_ops.cholesky(self._to_dense()),
-                                                 is_non_singular=True, is_self_adjoint=False,
-                                                 is_square=True)
+            return linear_operator_matrices.LinearOperatorLowerTriangular(
+                linalg_ops.cholesky(self._to_dense()), is_non_singular=True,
+                is_self_adjoint=False, is_square=True)
 
     # --- run-time checks of the hints -------------------------------------------------
 
