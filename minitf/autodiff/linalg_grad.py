@@ -10,6 +10,7 @@ Mirrors `tensorflow/python/ops/linalg_grad.py` and the matrix gradients of
 """
 
 import builtins
+import string
 
 from minitf.autodiff.registry import RegisterGradient
 from minitf.framework.op_defs.linalg import parse_einsum_equation
@@ -401,6 +402,35 @@ def _tridiagonal_solve_grad(op, grad):
 # Einsum
 # =============================================================================
 
+def _without_repeated_labels(subscripts, operand, output, others):
+    """'ii' read as 'iz' times an identity matrix 'iz': an operand's repeated labels renamed.
+
+    x's diagonal is einsum('ii->i', x) = einsum('iz,iz->i', x, I), where x
+    has no repeated label: each repeat gets a fresh label and an identity
+    of its size joins the other operands.
+    """
+    head, has_ellipsis, tail = subscripts.partition("...")
+    labels = head + tail
+    if len(set(labels)) == len(labels):
+        return subscripts, others
+    used = set(subscripts + output + "".join(s for s, _ in others))
+    fresh = (c for c in string.ascii_letters if c not in used)
+    positions = list(builtins.range(len(head))) + [
+        operand.shape.ndims - len(tail) + i for i in builtins.range(len(tail))]
+    seen, renamed, identities = set(), [], []
+    for label, position in zip(labels, positions):
+        if label in seen:
+            new_label = next(fresh)
+            identities.append((label + new_label, linalg_ops.eye(
+                array_ops.shape(operand)[position], dtype=operand.dtype)))
+            label = new_label
+        seen.add(label)
+        renamed.append(label)
+    renamed = "".join(renamed)
+    subscripts = renamed[:len(head)] + has_ellipsis + renamed[len(head):]
+    return subscripts, list(others) + identities
+
+
 def _einsum_operand_grad(grad, output, subscripts, operand, others):
     """The gradient of one operand: an Einsum of grad with the other operands.
 
@@ -408,9 +438,7 @@ def _einsum_operand_grad(grad, output, subscripts, operand, others):
     output) have a gradient constant along them: broadcast back. Broadcast
     '...' axes are summed back to the operand's own.
     """
-    if len(set(subscripts.replace(".", ""))) != len(subscripts.replace(".", "")):
-        raise NotImplementedError("minitf has no Einsum gradient for an operand with a repeated "
-                                  "label ('%s')" % subscripts)
+    subscripts, others = _without_repeated_labels(subscripts, operand, output, others)
     elsewhere = output + "".join(s for s, _ in others)
     kept = "".join(label if label == "." or label in elsewhere else "" for label in subscripts)
     equation = ",".join([output] + [s for s, _ in others]) + "->" + kept
@@ -457,9 +485,12 @@ def _einsum_grad(op, grad):
     """Each operand's gradient is an Einsum of the output's gradient with the other operands."""
     subscripts, output = parse_einsum_equation(op.get_attr("equation"))
     operands = list(op.inputs)
-    if any(x.shape.ndims is None for x in operands) and "..." in op.get_attr("equation"):
+    repeats = any(len(set(sub)) < len(sub) for sub in subscripts)
+    if any(x.shape.ndims is None for x in operands) and ("..." in op.get_attr("equation")
+                                                         or repeats):
         raise NotImplementedError("minitf's Einsum gradient needs the ranks of '...' operands "
-                                  "known when the graph is built")
+                                  "(and of those with a repeated label) known when the graph "
+                                  "is built: %s" % op.get_attr("equation"))
     return [_einsum_operand_grad(grad, output, subscripts[i], operands[i],
                                  [(subscripts[j], operands[j])
                                   for j in builtins.range(len(operands)) if j != i])

@@ -125,6 +125,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
                 raise ValueError("num_rows and num_columns must be positive integer values.")
             diag_size = min(num_rows, num_columns)
         if isinstance(batch_shape, ops.Tensor) or isinstance(diag_size, ops.Tensor):
+            batch_shape = convert_to_tensor(batch_shape, dtype=dtypes.int32)  # [] is not float
             diag_shape = array_ops.concat([batch_shape, [diag_size]], 0)
             shape = array_ops.concat([batch_shape, [num_rows, num_columns]], 0)
         else:

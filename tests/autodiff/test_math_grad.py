@@ -436,7 +436,9 @@ def decomposition_cases():
                    einsum_case("...ij,...jk->...ik", [2, 1, 2, 3], [3, 3, 2]),
                    einsum_case("ijk->kji", [2, 3, 4]),
                    einsum_case("ij,jk,kl->il", [2, 3], [3, 4], [4, 2]),
-                   einsum_case("ij,ij->ij", [2, 3], [2, 3], static=False)],
+                   einsum_case("ij,ij->ij", [2, 3], [2, 3], static=False),
+                   einsum_case("ii->i", [3, 3]), einsum_case("iij,jj->ij", [2, 2, 3], [3, 3]),
+                   einsum_case("...ii->...", [2, 3, 3])],
     }
 
 

@@ -318,10 +318,14 @@ def test_lu_and_logm_have_no_gradient():
         tf.gradients(tf.linalg.logm(c), [c], grad_ys=tf.ones_like(c))
 
 
-def test_einsum_gradient_refuses_repeated_labels():
-    a = tf.constant(A[0])
+def test_einsum_gradient_with_repeated_labels_needs_known_ranks():
+    unknown = tf.placeholder_with_default(A[0], None)
     with pytest.raises(NotImplementedError, match="repeated label"):
-        tf.gradients(tf.einsum("ii->i", a), [a])
+        tf.gradients(tf.einsum("ii->i", unknown), [unknown])
+
+
+def test_eye_of_a_size_known_at_run_time():
+    np.testing.assert_allclose(run(tf.eye(tf.constant(2))), np.eye(2))
 
 
 # =============================================================================
