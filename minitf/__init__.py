@@ -149,6 +149,10 @@ from minitf.ops.linalg_ops import inv as matrix_inverse  # noqa: F401,E402
 from minitf.ops.linalg_ops import set_diag as matrix_set_diag  # noqa: F401,E402
 from minitf.ops.linalg_ops import solve as matrix_solve  # noqa: F401,E402
 from minitf.ops.linalg_ops import triangular_solve as matrix_triangular_solve  # noqa: F401,E402
+# --- linear algebra: decompositions, least squares, contractions (tf.* names) ---
+from minitf.ops.linalg_ops import einsum, svd, tensordot  # noqa: F401,E402
+from minitf.ops.linalg_ops import lstsq as matrix_solve_ls  # noqa: F401,E402
+from minitf.ops.linalg_ops import sqrtm as matrix_square_root  # noqa: F401,E402
 # --- tf.sparse: the SparseTensor ops under their TF 2 names ---
 from minitf import sparse  # noqa: F401,E402
 # --- files, records and input (tf.io, tf.train, tf.data): their tf.* names ---------

@@ -21,6 +21,7 @@ import pytest
 
 import minitf as tf
 from minitf.autodiff import registry
+from minitf.graph.op_def_library import apply_op
 from minitf.ops import math_ops
 
 # =============================================================================
@@ -380,6 +381,67 @@ def linalg_cases():
     }
 
 
+def decomposition_cases():
+    """SVD, least squares, the square root, tridiagonal systems and Einsum.
+
+    Singular vectors have a free sign, so the SVD cases differentiate
+    functions that do not see it (squares of the entries).
+    """
+    def sign_free(s, u, v):
+        def weights(t, start):
+            shape = t.shape.as_list()
+            return tf.constant(np.arange(start, start + np.prod(shape)).reshape(shape))
+        return (tf.reduce_sum(tf.square(u) * weights(u, 1.0))
+                + tf.reduce_sum(tf.square(v) * weights(v, 2.0))
+                + tf.reduce_sum(s * weights(s, 1.0)))
+
+    def solve_ls(matrix, rhs):  # the op itself: tf.linalg.lstsq builds a composite when fast
+        return apply_op("MatrixSolveLs", matrix=matrix, rhs=rhs, l2_regularizer=0.5, fast=True)
+
+    def diagonals(shape, seed):  # compact tridiagonal diagonals, the main one dominant
+        return uniform(shape, seed=seed) + np.array([[0.0], [4.0], [0.0]])
+
+    def svd_case(shape, seed, label, **options):
+        return Case(lambda a: sign_free(*tf.linalg.svd(a, **options)), uniform(shape, seed=seed),
+                    delta=1e-5, label=label)
+
+    def einsum_case(equation, *shapes, **options):
+        values = [uniform(shape, seed=i) for i, shape in enumerate(shapes)]
+        return Case(lambda *xs: tf.einsum(equation, *xs), *values, label=equation.replace(
+            "...", "E").replace(",", "_").replace("->", "_to_"), **options)
+
+    well_conditioned = uniform([2, 3, 3], seed=1) + 3 * np.eye(3)
+    return {
+        "Svd": [Case(lambda a: tf.linalg.svd(a, compute_uv=False), uniform([2, 3, 4], seed=1),
+                     label="values_only"),
+                svd_case([3, 3], 2, "square"), svd_case([4, 3], 3, "tall"),
+                svd_case([2, 3, 4], 4, "wide"),
+                svd_case([3, 4], 5, "full_matrices", full_matrices=True)],
+        "MatrixSolveLs": [Case(solve_ls, uniform([4, 3], seed=1), uniform([4, 2], seed=2),
+                               label="tall"),
+                          Case(solve_ls, uniform([2, 2, 3], seed=3), uniform([2, 2, 2], seed=4),
+                               label="wide")],
+        "MatrixSquareRoot": [Case(tf.linalg.sqrtm, well_conditioned[0], label="single"),
+                             Case(tf.linalg.sqrtm, well_conditioned, label="batch")],
+        "TridiagonalSolve": [
+            Case(tf.linalg.tridiagonal_solve, diagonals([3, 4], 1), uniform([4, 2], seed=2)),
+            Case(tf.linalg.tridiagonal_solve, diagonals([2, 3, 4], 3), uniform([2, 4, 2], seed=4),
+                 static=False)],
+        "TridiagonalMatMul": [
+            Case(tf.linalg.tridiagonal_matmul, uniform([3, 4], seed=1), uniform([4, 2], seed=2)),
+            Case(lambda d, rhs: tf.linalg.tridiagonal_matmul(d, rhs, diagonals_format="matrix"),
+                 uniform([2, 4, 4], seed=3), uniform([2, 4, 3], seed=4), label="matrix")],
+        "Einsum": [einsum_case("ij,jk->ik", [2, 3], [3, 4]), einsum_case("ij->i", [2, 3]),
+                   einsum_case("ij,k->ik", [2, 3], [4]),  # k is summed in no operand
+                   einsum_case("...ij,...jk->...ik", [2, 1, 2, 3], [3, 3, 2]),
+                   einsum_case("ijk->kji", [2, 3, 4]),
+                   einsum_case("ij,jk,kl->il", [2, 3], [3, 4], [4, 2]),
+                   einsum_case("ij,ij->ij", [2, 3], [2, 3], static=False),
+                   einsum_case("ii->i", [3, 3]), einsum_case("iij,jj->ij", [2, 2, 3], [3, 3]),
+                   einsum_case("...ii->...", [2, 3, 3])],
+    }
+
+
 def reduction_composite_cases():
     """accumulate_n, and the reductions built from reductions (through their ops)."""
     return {
@@ -528,7 +590,7 @@ GRADIENT_CASES = {
     "UnsortedSegmentSum": segment_sum_cases(),
 }
 GRADIENT_CASES = merged(GRADIENT_CASES, complex_cases(), complex_function_cases(),
-                        more_elementwise_cases(), linalg_cases(),
+                        more_elementwise_cases(), linalg_cases(), decomposition_cases(),
                         reduction_composite_cases(), special_function_cases())
 
 ALL_CASES = [(op_type, case) for op_type, cases in GRADIENT_CASES.items() for case in cases]

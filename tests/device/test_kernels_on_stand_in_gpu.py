@@ -672,6 +672,20 @@ def linear_algebra(other):
                  tf.linalg.qr(tf.constant(MATRIX.T))[1]])
 
 
+@case("Svd", "Lu", "MatrixSolveLs", "MatrixSquareRoot", "MatrixLogarithm", "TridiagonalSolve",
+      "TridiagonalMatMul", "Einsum")
+def decompositions_and_matrix_functions(other):
+    square = tf.constant(MATRIX[:, :3] + 3 * np.eye(3, dtype=np.float32))
+    rhs = tf.constant(POSITIVE[:, :2])
+    diagonals = tf.constant(POSITIVE[:, :3] + np.array([[0.0], [3.0], [0.0]], np.float32))
+    return Case([tf.linalg.svd(square)[0], tf.linalg.lu(square)[0],
+                 tf.linalg.lstsq(square, rhs, fast=False), tf.linalg.sqrtm(square),
+                 tf.linalg.logm(tf.cast(square, tf.complex64)),
+                 tf.linalg.tridiagonal_solve(diagonals, rhs),
+                 tf.linalg.tridiagonal_matmul(diagonals, rhs),
+                 tf.einsum("ij,jk->ik", square, rhs)])
+
+
 @case("LinSpace", "Bincount", "AccumulateNV2")
 def counting_and_sums(other):
     counts = apply_op("Bincount", arr=tf.constant([1, 1, 3, -1, 7]), size=tf.constant(5),

@@ -14,7 +14,7 @@ Mirrors `tensorflow/core/ops/linalg_ops.cc` and the matrix ops of
 MatrixDiagPart, MatrixSetDiag).
 """
 
-from minitf.framework.common_shapes import merge_dims, merge_shapes, with_rank
+from minitf.framework.common_shapes import broadcast_shapes, merge_dims, merge_shapes, with_rank
 from minitf.framework.common_shapes import with_rank_at_least
 from minitf.framework.op_def import register_op
 from minitf.graph import tensor_shape
@@ -177,3 +177,185 @@ register_op("MatrixSolve").input("matrix: T").input("rhs: T").output("output: T"
 register_op("MatrixTriangularSolve").input("matrix: T").input("rhs: T").output(
     "output: T").attr("lower: bool = True").attr("adjoint: bool = False").attr(
     "T: " + _LINALG_TYPES).set_shape_fn(_solve_shape)
+
+
+# =============================================================================
+# Decompositions: SVD, LU
+# =============================================================================
+
+def _svd_shape(op):
+    """s [..., p] (p = min(m, n)); u [..., m, p] and v [..., n, p], square with full_matrices.
+
+    Without compute_uv, u and v are empty: [0].
+    """
+    matrices = with_rank_at_least(op.inputs[0].shape, 2)
+    if matrices.ndims is None:
+        return [tensor_shape.unknown_shape()] * 3
+    batch = matrices.dims[:-2]
+    rows, cols = (tensor_shape.dimension_value(d) for d in matrices.dims[-2:])
+    p = None if rows is None or cols is None else min(rows, cols)
+    values = tensor_shape.TensorShape(batch + [p])
+    if not op.get_attr("compute_uv"):
+        return [values, tensor_shape.TensorShape([0]), tensor_shape.TensorShape([0])]
+    full = op.get_attr("full_matrices")
+    return [values, tensor_shape.TensorShape(batch + [rows, rows if full else p]),
+            tensor_shape.TensorShape(batch + [cols, cols if full else p])]
+
+
+register_op("Svd").input("input: T").output("s: T").output("u: T").output("v: T").attr(
+    "compute_uv: bool = True").attr("full_matrices: bool = False").attr(
+    "T: " + _LINALG_TYPES).set_shape_fn(_svd_shape)
+
+
+def _lu_shape(op):
+    """lu as the matrix; p, the row permutation, one index per row: [..., n]."""
+    matrices = _square_matrices(op.inputs[0].shape)
+    if matrices.ndims is None:
+        return [matrices, tensor_shape.unknown_shape()]
+    return [matrices, tensor_shape.TensorShape(matrices.dims[:-1])]
+
+
+register_op("Lu").input("input: T").output("lu: T").output("p: output_idx_type").attr(
+    "T: " + _LINALG_TYPES).attr("output_idx_type: {int32, int64} = int32").set_shape_fn(
+    _lu_shape)
+
+
+# =============================================================================
+# Least squares, matrix functions
+# =============================================================================
+
+def _solve_ls_shape(op):
+    """matrix [..., m, n] and rhs [..., m, k] give [..., n, k]."""
+    matrix = with_rank_at_least(op.inputs[0].shape, 2)
+    rhs = with_rank_at_least(op.inputs[1].shape, 2)
+    with_rank(op.inputs[2].shape, 0)
+    if matrix.ndims is None or rhs.ndims is None:
+        return [tensor_shape.unknown_shape()]
+    with_rank(rhs, matrix.ndims)
+    batch = merge_shapes(tensor_shape.TensorShape(matrix.dims[:-2]),
+                         tensor_shape.TensorShape(rhs.dims[:-2]))
+    merge_dims(matrix[-2], rhs[-2])
+    return [batch.concatenate([matrix[-1], rhs[-1]])]
+
+
+register_op("MatrixSolveLs").input("matrix: T").input("rhs: T").input(
+    "l2_regularizer: double").output("output: T").attr("T: " + _LINALG_TYPES).attr(
+    "fast: bool = True").set_shape_fn(_solve_ls_shape)
+register_op("MatrixSquareRoot").input("input: T").output("output: T").attr(
+    "T: " + _LINALG_TYPES).set_shape_fn(_square_unchanged_shape)
+register_op("MatrixLogarithm").input("input: T").output("output: T").attr(
+    "T: {complex64, complex128}").set_shape_fn(_square_unchanged_shape)
+
+
+# =============================================================================
+# Tridiagonal matrices
+# =============================================================================
+
+def _tridiagonal_solve_shape(op):
+    """diagonals [..., 3, m] and rhs [..., m, k] give [..., m, k]."""
+    diagonals = with_rank_at_least(op.inputs[0].shape, 2)
+    rhs = with_rank_at_least(op.inputs[1].shape, 2)
+    if diagonals.ndims is None or rhs.ndims is None:
+        return [rhs]
+    with_rank(rhs, diagonals.ndims)
+    merge_dims(diagonals[-2], 3)
+    merge_shapes(tensor_shape.TensorShape(diagonals.dims[:-2]),
+                 tensor_shape.TensorShape(rhs.dims[:-2]))
+    merge_dims(diagonals[-1], rhs[-2])
+    return [rhs]
+
+
+def _tridiagonal_matmul_shape(op):
+    """Three diagonals [..., 1, m] and rhs [..., m, k] give [..., m, k]."""
+    rhs = with_rank_at_least(op.inputs[3].shape, 2)
+    for diagonal in op.inputs[:3]:
+        diagonal = with_rank_at_least(diagonal.shape, 2)
+        if diagonal.ndims is not None and rhs.ndims is not None:
+            with_rank(diagonal, rhs.ndims)
+            merge_dims(diagonal[-2], 1)
+            merge_dims(diagonal[-1], rhs[-2])
+    return [rhs]
+
+
+register_op("TridiagonalSolve").input("diagonals: T").input("rhs: T").output(
+    "output: T").attr("partial_pivoting: bool = True").attr(
+    "T: {float64, float32, complex64, complex128}").set_shape_fn(_tridiagonal_solve_shape)
+register_op("TridiagonalMatMul").input("superdiag: T").input("maindiag: T").input(
+    "subdiag: T").input("rhs: T").output("output: T").attr(
+    "T: {float64, float32, complex64, complex128}").set_shape_fn(_tridiagonal_matmul_shape)
+
+
+# =============================================================================
+# Einsum: products and sums named by subscripts
+# =============================================================================
+
+def parse_einsum_equation(equation):
+    """'ab,bc->ac' as (['ab', 'bc'], 'ac'); '...' stands for any number of broadcast axes.
+
+    An equation without '->' gets the implicit output: the labels that
+    appear once, in alphabetical order, after '...' when there is one.
+    """
+    equation = equation.replace(" ", "")
+    inputs_text, arrow, output = equation.partition("->")
+    inputs = inputs_text.split(",")
+    if not arrow:
+        labels = inputs_text.replace(",", "").replace(".", "")
+        output = ("..." if "..." in inputs_text else "") + "".join(
+            sorted(label for label in set(labels) if labels.count(label) == 1))
+    for subscripts in inputs + [output]:
+        if not subscripts.replace("...", "").isalpha() and subscripts.replace("...", ""):
+            raise ValueError("Invalid Einsum subscripts: '%s' in equation '%s'"
+                             % (subscripts, equation))
+    return inputs, output
+
+
+def _einsum_dims(subscripts, shape, label_dims, ellipsis_dims):
+    """Records each label's dimension (and the '...' dimensions) of one operand."""
+    head, has_ellipsis, tail = subscripts.partition("...")
+    if shape.ndims is None:
+        return False
+    if has_ellipsis:
+        if shape.ndims < len(head) + len(tail):
+            raise ValueError("Einsum operand of rank %d has fewer than %d dimensions for "
+                             "'%s'" % (shape.ndims, len(head) + len(tail), subscripts))
+        middle = shape.dims[len(head):shape.ndims - len(tail)]
+        ellipsis_dims.append(tensor_shape.TensorShape(middle))
+    elif shape.ndims != len(head):
+        raise ValueError("Einsum subscripts '%s' name %d dimensions, but the operand has "
+                         "rank %d" % (subscripts, len(head), shape.ndims))
+    labelled = shape.dims[:len(head)] + shape.dims[shape.ndims - len(tail):]
+    for label, dim in zip(head + tail, labelled):
+        label_dims[label] = merge_dims(label_dims.get(label), dim)
+    return True
+
+
+def _broadcast_ellipses(shapes):
+    """The '...' dimensions of all operands broadcast together (NumPy's rule)."""
+    result = tensor_shape.TensorShape([])
+    for shape in shapes:
+        result = broadcast_shapes(result, shape)
+    return result
+
+
+def _einsum_shape(op):
+    inputs, output = parse_einsum_equation(op.get_attr("equation"))
+    if len(inputs) != len(op.inputs):
+        raise ValueError("Expecting %d inputs for equation '%s', got %d"
+                         % (len(inputs), op.get_attr("equation"), len(op.inputs)))
+    label_dims, ellipsis_dims = {}, []
+    known = [_einsum_dims(subscripts, tensor.shape, label_dims, ellipsis_dims)
+             for subscripts, tensor in zip(inputs, op.inputs)]
+    for label in output.replace("...", ""):
+        if label not in label_dims and all(known):
+            raise ValueError("Einsum output label '%s' appears in no input of '%s'"
+                             % (label, op.get_attr("equation")))
+    if not all(known):
+        return [tensor_shape.unknown_shape()]
+    head, has_ellipsis, tail = output.partition("...")
+    middle = list(_broadcast_ellipses(ellipsis_dims).dims) if has_ellipsis else []
+    return [tensor_shape.TensorShape([label_dims[label] for label in head] + middle
+                                     + [label_dims[label] for label in tail])]
+
+
+register_op("Einsum").input("inputs: N * T").output("output: T").attr(
+    "equation: string").attr("N: int >= 1").attr("T: type").set_shape_fn(_einsum_shape)

@@ -118,8 +118,9 @@ def log_matrix_determinant(ctx, matrices):
 def _factored(xp, compute, matrices, failure):
     """compute(matrices), or an InvalidArgumentError saying `failure` when it breaks down.
 
-    NumPy raises LinAlgError for a singular matrix; CuPy (and NumPy, for
-    some nearly singular ones) gives infinities or NaNs instead.
+    NumPy raises LinAlgError for a singular matrix (and the iterations
+    here for one that does not converge); CuPy (and NumPy, for some nearly
+    singular ones) gives infinities or NaNs instead.
     """
     try:
         result = compute(matrices)
@@ -227,3 +228,223 @@ def matrix_triangular_solve(ctx, matrix, rhs, *, lower, adjoint):
     xp = ctx.xp
     triangle = xp.tril(matrix) if lower else xp.triu(matrix)
     return _solve(xp, _adjoint(xp, triangle) if adjoint else triangle, rhs)
+
+
+# =============================================================================
+# Decompositions: SVD, LU
+# =============================================================================
+
+@register_kernel("Svd", ALL_DEVICE_TYPES)
+def svd(ctx, matrices, *, compute_uv, full_matrices):
+    """s in descending order, and u, v with a = u diag(s) v^H (v, not v^H, as TF returns it)."""
+    if matrices.ndim < 2:
+        raise invalid("Input tensor 0 must have rank >= 2, got %d" % matrices.ndim)
+    xp = ctx.xp
+    if not compute_uv:
+        values = xp.linalg.svd(matrices, compute_uv=False)
+        empty = xp.zeros((0,), dtype=matrices.dtype)
+        return values.astype(matrices.dtype, copy=False), empty, empty
+    u, values, vh = xp.linalg.svd(matrices, full_matrices=full_matrices)
+    return (values.astype(matrices.dtype, copy=False), u.astype(matrices.dtype, copy=False),
+            _adjoint(xp, vh).astype(matrices.dtype, copy=False))
+
+
+def _swap_rows(xp, matrices, row, other_rows):
+    """Swaps row `row` with row other_rows[i] of matrix i, for every matrix of the batch."""
+    batch = xp.arange(matrices.shape[0])
+    saved = matrices[batch, row].copy()
+    matrices[batch, row] = matrices[batch, other_rows]
+    matrices[batch, other_rows] = saved
+
+
+@register_kernel("Lu", ALL_DEVICE_TYPES)
+def lu(ctx, matrices, *, output_idx_type):
+    """Gaussian elimination with partial pivoting: L + U - I, and perm with a[perm] = L U.
+
+    Column by column, the row with the largest entry (in magnitude) is
+    swapped up to be the pivot; the multipliers below it become L's column.
+    """
+    _check_square(matrices)
+    xp = ctx.xp
+    n = matrices.shape[-1]
+    factors = matrices.reshape((-1, n, n)).copy()
+    perm = xp.broadcast_to(xp.arange(n), (factors.shape[0], n)).copy()
+    for k in range(n):
+        pivots = k + xp.argmax(xp.abs(factors[:, k:, k]), axis=-1)
+        _swap_rows(xp, factors, k, pivots)
+        _swap_rows(xp, perm[..., None], k, pivots)
+        pivot = factors[:, k, k]
+        if not bool(xp.all(pivot != 0)):
+            raise invalid("Input is not invertible.")
+        factors[:, k + 1:, k] /= pivot[:, None]
+        factors[:, k + 1:, k + 1:] -= factors[:, k + 1:, k, None] * factors[:, k, None, k + 1:]
+    return (factors.reshape(matrices.shape),
+            perm.reshape(matrices.shape[:-1]).astype(output_idx_type.as_numpy_dtype))
+
+
+# =============================================================================
+# Least squares, matrix functions
+# =============================================================================
+
+@register_kernel("MatrixSolveLs", ALL_DEVICE_TYPES)
+def matrix_solve_ls(ctx, matrix, rhs, l2_regularizer, *, fast):
+    """argmin_X ||A X - B||^2 + l2 ||X||^2, per matrix.
+
+    fast: the regularized normal equations, solved by Cholesky (A must have
+    full rank unless l2 > 0). Otherwise the minimum-norm solution through
+    the pseudo-inverse, which any A has; l2_regularizer is then ignored, as
+    in TensorFlow.
+    """
+    if matrix.ndim < 2 or rhs.ndim != matrix.ndim:
+        raise invalid("Input and right-hand side must have the same rank >= 2, got %d and %d"
+                      % (matrix.ndim, rhs.ndim))
+    if matrix.shape[:-2] != rhs.shape[:-2] or matrix.shape[-2] != rhs.shape[-2]:
+        raise invalid("Input matrix and right-hand side must have the same number of rows: "
+                      "%s vs. %s" % (shape_text(matrix.shape), shape_text(rhs.shape)))
+    xp = ctx.xp
+    if not fast:
+        return (xp.linalg.pinv(matrix) @ rhs).astype(rhs.dtype, copy=False)
+    rows, cols = matrix.shape[-2:]
+    l2 = float(host_array(ctx, l2_regularizer))
+    adjoint = _adjoint(xp, matrix)
+    if rows >= cols:
+        gramian = adjoint @ matrix + l2 * xp.eye(cols, dtype=matrix.dtype)
+        solution = _solve(xp, gramian, adjoint @ rhs)
+    else:
+        gramian = matrix @ adjoint + l2 * xp.eye(rows, dtype=matrix.dtype)
+        solution = adjoint @ _solve(xp, gramian, rhs)
+    return solution.astype(rhs.dtype, copy=False)
+
+
+def _denman_beavers(xp, matrices, identity):
+    """The principal square root of each matrix: Y -> (Y + Z^-1) / 2, Z -> (Z + Y^-1) / 2.
+
+    Y starts at A and Z at I; Y converges (quadratically) to A^(1/2) and Z
+    to A^(-1/2) when no eigenvalue of A lies on the closed negative real
+    axis.
+    """
+    root, inverse_root = matrices, identity
+    for _ in range(100):
+        next_root = 0.5 * (root + xp.linalg.inv(inverse_root))
+        inverse_root = 0.5 * (inverse_root + xp.linalg.inv(root))
+        change = xp.max(xp.abs(next_root - root))
+        root = next_root
+        if not bool(change > 1e3 * np.finfo(root.dtype).eps * (1 + xp.max(xp.abs(root)))):
+            return root
+    raise np.linalg.LinAlgError("no convergence")  # _factored reports it
+
+
+def _matrix_function(xp, compute, matrices, failure):
+    _check_square(matrices)
+    if matrices.size == 0:
+        return matrices.copy()
+    result = _factored(xp, compute, matrices, failure)
+    return result.astype(matrices.dtype, copy=False)
+
+
+@register_kernel("MatrixSquareRoot", ALL_DEVICE_TYPES)
+def matrix_square_root(ctx, matrices):
+    """The principal square root R of each matrix: R R = A."""
+    _check_square(matrices)
+    xp = ctx.xp
+    identity = xp.broadcast_to(xp.eye(matrices.shape[-1], dtype=matrices.dtype), matrices.shape)
+    return _matrix_function(xp, lambda a: _denman_beavers(xp, a, identity), matrices,
+                            "Input matrix has no principal square root.")
+
+
+def _logarithm(xp, matrices):
+    """Inverse scaling and squaring: log A = 2^k log(A^(1/2^k)), A^(1/2^k) close to I.
+
+    Square roots are taken until every ||A^(1/2^k) - I|| < 0.1; then the
+    series log(I + E) = E - E^2/2 + E^3/3 - ... converges in 20 terms to
+    double precision.
+    """
+    identity = xp.broadcast_to(xp.eye(matrices.shape[-1], dtype=matrices.dtype), matrices.shape)
+    root, squarings = matrices, 0
+    while float(xp.max(xp.abs(root - identity))) >= 0.1 and squarings < 60:
+        root = _denman_beavers(xp, root, identity)
+        squarings += 1
+    offset = root - identity
+    term, result = identity, xp.zeros_like(matrices)
+    for power in range(1, 21):
+        term = term @ offset
+        result = result + ((-1) ** (power + 1) / power) * term
+    return result * 2 ** squarings
+
+
+@register_kernel("MatrixLogarithm", ALL_DEVICE_TYPES)
+def matrix_logarithm(ctx, matrices):
+    """The principal logarithm L of each (complex) matrix: exp(L) = A."""
+    xp = ctx.xp
+    return _matrix_function(xp, lambda a: _logarithm(xp, a), matrices,
+                            "Input matrix has no principal logarithm.")
+
+
+# =============================================================================
+# Tridiagonal matrices
+# =============================================================================
+
+def _tridiagonal_dense(xp, superdiag, maindiag, subdiag):
+    """The full matrices of the three diagonals (each [..., m]; superdiag's last and
+    subdiag's first entries are not read)."""
+    size = maindiag.shape[-1]
+    dense = xp.zeros(maindiag.shape + (size,), dtype=maindiag.dtype)
+    index = xp.arange(size)
+    dense[..., index, index] = maindiag
+    dense[..., index[:-1], index[1:]] = superdiag[..., :-1]
+    dense[..., index[1:], index[:-1]] = subdiag[..., 1:]
+    return dense
+
+
+@register_kernel("TridiagonalSolve", ALL_DEVICE_TYPES)
+def tridiagonal_solve(ctx, diagonals, rhs, *, partial_pivoting):
+    """X with A X = rhs, A given by its diagonals [..., 3, m]: superdiagonal, main, subdiagonal.
+
+    Solved as a full matrix with partial pivoting (O(m^3), where TensorFlow's
+    Thomas algorithm takes O(m)); without pivoting TF's answer can differ
+    when a pivot is tiny, never when the system is well conditioned.
+    """
+    if diagonals.ndim < 2 or diagonals.shape[-2] != 3:
+        raise invalid("Expected diagonals to have shape [..., 3, M], got %s"
+                      % shape_text(diagonals.shape))
+    if rhs.ndim != diagonals.ndim or rhs.shape[-2] != diagonals.shape[-1]:
+        raise invalid("Expected rhs to have shape [..., M, K] matching diagonals %s, got %s"
+                      % (shape_text(diagonals.shape), shape_text(rhs.shape)))
+    xp = ctx.xp
+    dense = _tridiagonal_dense(xp, diagonals[..., 0, :], diagonals[..., 1, :],
+                               diagonals[..., 2, :])
+    if rhs.size == 0:
+        return xp.zeros(rhs.shape, dtype=rhs.dtype)
+    solution = _factored(xp, lambda a: xp.linalg.solve(a, rhs), dense,
+                         "The matrix is not invertible.")
+    return solution.astype(rhs.dtype, copy=False)
+
+
+@register_kernel("TridiagonalMatMul", ALL_DEVICE_TYPES)
+def tridiagonal_matmul(ctx, superdiag, maindiag, subdiag, rhs):
+    """A rhs, row by row: super[i] rhs[i+1] + main[i] rhs[i] + sub[i] rhs[i-1]."""
+    xp = ctx.xp
+    for diagonal in (superdiag, maindiag, subdiag):
+        if diagonal.shape != rhs.shape[:-2] + (1, rhs.shape[-2]):
+            raise invalid("Expected diagonals of shape %s, got %s"
+                          % (shape_text(rhs.shape[:-2] + (1, rhs.shape[-2])),
+                             shape_text(diagonal.shape)))
+    column = lambda diagonal: xp.swapaxes(diagonal, -1, -2)  # noqa: E731 - [..., m, 1]
+    result = column(maindiag) * rhs
+    result[..., :-1, :] += column(superdiag)[..., :-1, :] * rhs[..., 1:, :]
+    result[..., 1:, :] += column(subdiag)[..., 1:, :] * rhs[..., :-1, :]
+    return result
+
+
+# =============================================================================
+# Einsum
+# =============================================================================
+
+@register_kernel("Einsum", ALL_DEVICE_TYPES)
+def einsum(ctx, *inputs, equation):
+    try:
+        result = ctx.xp.einsum(equation, *inputs)
+    except ValueError as error:
+        raise invalid("Einsum '%s' on shapes %s: %s"
+                      % (equation, ", ".join(shape_text(x.shape) for x in inputs), error)) from None
+    return ctx.xp.asarray(result, dtype=inputs[0].dtype)
