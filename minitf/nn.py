@@ -36,7 +36,9 @@ from minitf.ops.nn_impl import (batch_norm_with_global_normalization,  # noqa: F
                                 zero_fraction)
 from minitf.ops.nn_ops import (approx_max_k, approx_min_k, atrous_conv2d,  # noqa: F401
                                atrous_conv2d_transpose, avg_pool, avg_pool1d, avg_pool2d,
-                               avg_pool_v2, bias_add, conv1d, conv1d_transpose, conv2d,
+                               avg_pool3d, avg_pool_v2, bias_add, conv1d, conv1d_transpose,
+                               conv2d, conv3d, conv3d_backprop_filter,
+                               conv3d_backprop_filter_v2, conv3d_transpose,
                                conv2d_backprop_filter, conv2d_backprop_input,
                                conv2d_transpose, conv_transpose, convolution, crelu,
                                depthwise_conv2d_backprop_filter,
@@ -46,8 +48,9 @@ from minitf.ops.nn_ops import (approx_max_k, approx_min_k, atrous_conv2d,  # noq
                                dropout, elu, erosion2d,
                                in_top_k, l2_loss, l2_normalize, leaky_relu,
                                local_response_normalization, log_softmax, lrn, max_pool,
-                               max_pool1d, max_pool2d, max_pool_v2,
+                               max_pool1d, max_pool2d, max_pool3d, max_pool_v2,
                                max_pool_with_argmax, moments, pool, relu,
+                               with_space_to_batch,
                                relu6, selu,
                                sigmoid_cross_entropy_with_logits, softmax,
                                softmax_cross_entropy_with_logits,

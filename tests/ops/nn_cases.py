@@ -330,3 +330,34 @@ def _dilation_and_erosion(tf, x):
     dilated = tf.nn.dilation2d(x["x"], x["f"], [1, 1, 2, 1], [1, 2, 1, 1], "SAME")
     return [dilated, tf.nn.erosion2d(x["x"], x["f"], [1, 2, 1, 1], [1, 1, 1, 1], "VALID"),
             *tf.gradients(dilated, [x["x"], x["f"]], grad_ys=dilated)]
+
+
+@case("conv3d_and_pool3d", {"x": normal(2, 4, 5, 3, 2), "w": normal(2, 3, 2, 2, 3)},
+      rtol=1e-4, atol=1e-5)
+def _conv3d_and_pool3d(tf, x):
+    y = tf.nn.conv3d(x["x"], x["w"], [1, 2, 1, 2, 1], "SAME")
+    pooled = tf.nn.max_pool3d(x["x"], [1, 2, 3, 2, 1], [1, 2, 1, 2, 1], "SAME")
+    averaged = tf.nn.avg_pool3d(x["x"], 2, 1, "VALID")
+    return [y, tf.nn.conv3d(x["x"], x["w"], [1, 1, 1, 1, 1], "VALID", dilations=[1, 2, 1, 1, 1]),
+            tf.nn.conv3d_transpose(y, x["w"], [2, 4, 5, 3, 2], [1, 2, 1, 2, 1], "SAME"),
+            tf.nn.conv3d_backprop_filter(x["x"], [2, 3, 2, 2, 3], y, [1, 2, 1, 2, 1], "SAME"),
+            pooled, averaged,
+            *tf.gradients(tf.reduce_sum(y * y) + tf.reduce_sum(pooled * pooled)
+                          + tf.reduce_sum(averaged * averaged),
+                          [x["x"], x["w"]])]
+
+
+@case("with_space_to_batch", {"x": normal(2, 7, 6, 3), "w": normal(3, 2, 3, 2),
+                              "volume": normal(1, 5, 6, 4, 2)}, rtol=1e-4, atol=1e-5)
+def _with_space_to_batch(tf, x):
+    def conv(inp, num_spatial_dims, padding):
+        assert num_spatial_dims == 2
+        return tf.nn.convolution(inp, x["w"], padding)
+
+    def pool3d(inp, num_spatial_dims, padding):
+        return tf.nn.max_pool3d(inp, [2, 2, 1], 1, padding)
+    return [tf.nn.with_space_to_batch(x["x"], [2, 3], "SAME", conv, filter_shape=[3, 2]),
+            tf.nn.with_space_to_batch(x["x"], [2, 1], "VALID", conv),
+            tf.nn.with_space_to_batch(x["x"], [1, 1], "SAME", conv),
+            tf.nn.with_space_to_batch(x["volume"], [2, 2, 1], "SAME", pool3d,
+                                      filter_shape=[2, 2, 1])]
