@@ -3,7 +3,8 @@
 Each case has inputs (arrays drawn from a seeded NumPy generator, fed
 through placeholders named after them) and a function `build(tf, x)` that
 builds the graph from the placeholders `x` and returns the tensors to
-fetch, a list. The record script (`scripts/record_nn_reference.py`) runs
+fetch, a list. Variables (the RNN cases') are initialized before the fetch,
+from the deterministic `fixed_weights` initializer. The record script (`scripts/record_nn_reference.py`) runs
 every case in TensorFlow and writes, per case, the fetched values and the
 (name, type) of every op the case added, to `data/nn_reference.json`; the
 tests build and run the same cases in minitf. A case with
@@ -55,6 +56,8 @@ def run_case(tf, name):
                         for key, value in values.items()}
         fetches = CASES[name]["build"](tf, placeholders)
         with tf.Session(graph=graph) as sess:
+            if tf.global_variables():
+                sess.run(tf.global_variables_initializer())
             results = sess.run(fetches, {placeholders[key]: value
                                          for key, value in values.items()})
     nodes = [[op.name, op.type] for op in graph.get_operations()
@@ -361,3 +364,53 @@ def _with_space_to_batch(tf, x):
             tf.nn.with_space_to_batch(x["x"], [1, 1], "SAME", conv),
             tf.nn.with_space_to_batch(x["volume"], [2, 2, 1], "SAME", pool3d,
                                       filter_shape=[2, 2, 1])]
+
+
+# --- recurrent networks ------------------------------------------------------------------------
+
+def fixed_weights(tf):
+    """A variable initializer giving the same values in every framework: a sine wave."""
+    def initializer(shape, dtype=None, partition_info=None):
+        size = int(np.prod(shape))
+        values = 0.6 * np.sin(np.arange(size) * 0.7 + len(shape)).reshape(shape)
+        return tf.constant(values, dtype=dtype or tf.float32)
+    return initializer
+
+
+@case("dynamic_rnn_cells", {"x": normal(3, 4, 2)}, rtol=1e-4, atol=1e-5)
+def _dynamic_rnn_cells(tf, x):
+    cells = tf.nn.rnn_cell
+    with tf.variable_scope("net", initializer=fixed_weights(tf)):
+        lstm_out, lstm_state = tf.nn.dynamic_rnn(cells.BasicLSTMCell(3), x["x"],
+                                                 sequence_length=[4, 2, 3], dtype=tf.float32)
+        gru_out, gru_state = tf.nn.dynamic_rnn(cells.GRUCell(2), x["x"], dtype=tf.float32,
+                                               scope="gru")
+        stacked = cells.MultiRNNCell([
+            cells.LSTMCell(2, use_peepholes=True, num_proj=3, cell_clip=0.5, proj_clip=0.4),
+            cells.ResidualWrapper(cells.BasicRNNCell(3))])
+        time_major = tf.transpose(x["x"], [1, 0, 2])
+        multi_out, (peephole_state, rnn_state) = tf.nn.dynamic_rnn(
+            stacked, time_major, dtype=tf.float32, time_major=True, scope="multi")
+        loss = tf.reduce_sum(lstm_out * lstm_out) + tf.reduce_sum(gru_state)
+        kernel = tf.trainable_variables()[0]
+    return [lstm_out, lstm_state.c, lstm_state.h, gru_out, gru_state, multi_out,
+            peephole_state.c, peephole_state.h, rnn_state,
+            *tf.gradients(loss, [x["x"], kernel])]
+
+
+@case("bidirectional_and_static_rnn", {"x": normal(3, 4, 2)}, rtol=1e-4, atol=1e-5)
+def _bidirectional_and_static_rnn(tf, x):
+    cells = tf.nn.rnn_cell
+    with tf.variable_scope("net", initializer=fixed_weights(tf)):
+        (forward, backward), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(
+            cells.BasicRNNCell(2), cells.GRUCell(2), x["x"], sequence_length=[4, 2, 3],
+            dtype=tf.float32)
+        steps = tf.unstack(x["x"], axis=1)
+        outputs, state = tf.nn.static_rnn(cells.BasicLSTMCell(2), steps, dtype=tf.float32,
+                                          sequence_length=[4, 1, 3])
+        both, static_fw, static_bw = tf.nn.static_bidirectional_rnn(
+            cells.BasicRNNCell(2), cells.BasicRNNCell(3), steps, dtype=tf.float32,
+            sequence_length=[3, 4, 2], scope="unrolled")
+        loss = tf.reduce_sum(backward) + tf.reduce_sum(outputs[-1] * both[1][:, :2])
+    return [forward, backward, state_fw, state_bw, *outputs, state.c, state.h, *both,
+            static_fw, static_bw, tf.gradients(loss, x["x"])[0]]
