@@ -8,7 +8,8 @@ minitf/ops/candidate_sampling_ops.py (the samplers of the sampled losses),
 minitf/ops/embedding_ops.py (embedding_lookup), minitf/ops/array_ops.py
 (space_to_depth, depth_to_space, space_to_batch) and minitf/ops/math_ops.py
 (sigmoid, tanh), which TensorFlow also files here; the recurrent networks are in
-minitf/ops/rnn.py and their cells, `tf.nn.rnn_cell`, in minitf/ops/rnn_cell_impl.py.
+minitf/ops/rnn.py and their cells, `tf.nn.rnn_cell`, in minitf/ops/rnn_cell_impl.py;
+the CTC loss and decoders in minitf/ops/ctc_ops.py.
 
 Mirrors `tensorflow/python/ops/nn.py`.
 
@@ -24,6 +25,8 @@ from minitf.ops.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F
                                                learned_unigram_candidate_sampler,
                                                log_uniform_candidate_sampler,
                                                uniform_candidate_sampler)
+from minitf.ops.ctc_ops import (collapse_repeated, ctc_greedy_decoder, ctc_loss,  # noqa: F401
+                                ctc_loss_v2, ctc_unique_labels)
 from minitf.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,  # noqa: F401
                                       safe_embedding_lookup_sparse)
 from minitf.ops import rnn_cell  # noqa: F401

@@ -393,6 +393,25 @@ def _register_volume_pool_gradients():
 _register_volume_pool_gradients()
 
 
+# --- CTC -----------------------------------------------------------------------------------------
+
+@RegisterGradient("CTCLoss")
+def _ctc_loss_grad(op, grad_loss, _):
+    """The op's own `gradient` output, scaled per batch entry by the loss's gradient.
+
+    That output has no gradient of its own: a second derivative is refused
+    (PreventGradient), never silently wrong.
+    """
+    gradient = array_ops.prevent_gradient(
+        op.outputs[1], message="Currently there is no way to take the second  derivative of "
+        "ctc_loss due to the fused implementation's interaction  with tf.gradients()")
+    return [array_ops.expand_dims(grad_loss, -1) * gradient, None, None, None]
+
+
+NotDifferentiable("CTCGreedyDecoder")
+NotDifferentiable("CTCBeamSearchDecoder")
+
+
 # --- top_k ----------------------------------------------------------------------------------------
 
 @RegisterGradient("TopKV2")

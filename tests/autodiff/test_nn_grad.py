@@ -312,6 +312,10 @@ def avg_pool3d_grad_cases():
         for label, shape, k, s, p in POOL3D_CASES]
 
 
+def _ctc_labels():
+    return tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([1, 1, 2], np.int32), [2, 2])
+
+
 def xent_cases():
     def v2(labels, logits, axis=-1):
         return tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
@@ -500,6 +504,12 @@ GRADIENT_CASES = {
     "MaxPool3DGradGrad": max_pool3d_grad_cases(nn_ops.max_pool3d_grad_grad, **FLOAT32),
     "AvgPool3D": pool3d_cases(tf.nn.avg_pool3d),
     "AvgPool3DGrad": avg_pool3d_grad_cases(),
+    "CTCLoss": [
+        Case("merged", lambda x: tf.nn.ctc_loss(_ctc_labels(), x, [5, 3]) * [1.0, 2.0],
+             uniform([5, 2, 4], -2, 2)),
+        Case("unmerged_batch_major", lambda x: tf.nn.ctc_loss(
+            _ctc_labels(), x, [4, 5], ctc_merge_repeated=False, time_major=False),
+            uniform([2, 5, 4], -2, 2, seed=1))],
 }
 
 ALL_CASES = [(op_type, case) for op_type, cases in GRADIENT_CASES.items() for case in cases]

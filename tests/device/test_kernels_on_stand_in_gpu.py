@@ -408,10 +408,11 @@ def normalization(other):
                  *tf.gradients(y * images, [images], colocate_gradients_with_ops=True)])
 
 
-@case("BroadcastGradientArgs", "StopGradient", "IdentityN")
+@case("BroadcastGradientArgs", "StopGradient", "IdentityN", "PreventGradient")
 def gradient_helpers(other):
     r0, r1 = apply_op("BroadcastGradientArgs", s0=[3, 1, 4], s1=[1, 5, 4])
     return Case([r0, r1, tf.stop_gradient(tf.constant(MATRIX)),
+                 apply_op("PreventGradient", input=tf.constant(MATRIX), message="none"),
                  *tf.identity_n([tf.constant(MATRIX), tf.constant([1, 2])])])
 
 

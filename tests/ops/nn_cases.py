@@ -414,3 +414,32 @@ def _bidirectional_and_static_rnn(tf, x):
         loss = tf.reduce_sum(backward) + tf.reduce_sum(outputs[-1] * both[1][:, :2])
     return [forward, backward, state_fw, state_bw, *outputs, state.c, state.h, *both,
             static_fw, static_bw, tf.gradients(loss, x["x"])[0]]
+
+
+# --- connectionist temporal classification --------------------------------------------------
+
+@case("ctc", {"x": normal(6, 3, 5), "dense": integers(3, 3, high=4)}, rtol=1e-4, atol=1e-5)
+def _ctc(tf, x):
+    labels = tf.SparseTensor([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2]],
+                             tf.constant([1, 1, 2, 3, 0, 2, 2, 2]), [3, 3])
+    lengths = [6, 4, 5]
+    loss = tf.nn.ctc_loss(labels, x["x"], lengths)
+    (decoded,), neg_sum = tf.nn.ctc_greedy_decoder(x["x"], lengths)
+    (unmerged,), _ = tf.nn.ctc_greedy_decoder(x["x"], lengths, merge_repeated=False,
+                                              blank_index=0)
+    collapsed, collapsed_lengths = tf.nn.collapse_repeated(x["dense"], [3, 2, 1])
+    return [loss, tf.nn.ctc_loss(labels, x["x"], lengths, ctc_merge_repeated=False),
+            tf.nn.ctc_loss(labels, x["x"], lengths, preprocess_collapse_repeated=True),
+            tf.nn.ctc_loss_v2(labels, x["x"], None, lengths, blank_index=2),
+            tf.gradients(tf.reduce_sum(loss * [1.0, 2.0, 3.0]), x["x"])[0],
+            decoded.indices, decoded.values, decoded.dense_shape, neg_sum, unmerged.values,
+            collapsed, collapsed_lengths]
+
+
+@case("ctc_dense_and_unique", {"x": normal(6, 3, 5), "dense": integers(3, 3, high=4)},
+      same_nodes=False, rtol=1e-4, atol=1e-5)
+def _ctc_dense_and_unique(tf, x):
+    # TensorFlow computes the dense-label loss with its own graph of ops; minitf turns the
+    # labels into a SparseTensor for CTCLoss: only the values are compared.
+    return [tf.nn.ctc_loss_v2(x["dense"] + 1, x["x"], [3, 2, 3], [6, 4, 5]),
+            *tf.nn.ctc_unique_labels(x["dense"])]
