@@ -25,7 +25,8 @@ from minitf.ops.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F
                                                learned_unigram_candidate_sampler,
                                                log_uniform_candidate_sampler,
                                                uniform_candidate_sampler)
-from minitf.ops.ctc_ops import (collapse_repeated, ctc_greedy_decoder, ctc_loss,  # noqa: F401
+from minitf.ops.ctc_ops import (collapse_repeated, ctc_beam_search_decoder,  # noqa: F401
+                                ctc_beam_search_decoder_v2, ctc_greedy_decoder, ctc_loss,
                                 ctc_loss_v2, ctc_unique_labels)
 from minitf.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,  # noqa: F401
                                       safe_embedding_lookup_sparse)

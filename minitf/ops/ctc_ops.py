@@ -6,7 +6,8 @@ probability of every alignment of the labels to the steps (a blank class,
 the last one, fills the steps between labels) and gives -log of it; its
 op, CTCLoss, computes the gradient in the same pass. The decoders go back
 from scores to label sequences: `ctc_greedy_decoder` takes the best class
-at every step. `collapse_repeated` and `ctc_unique_labels` prepare dense
+at every step, `ctc_beam_search_decoder` keeps the most probable label
+prefixes from step to step. `collapse_repeated` and `ctc_unique_labels` prepare dense
 label batches.
 
 The kernels are in minitf/kernels/cpu/ctc_kernels.py, CTCLoss's gradient in
@@ -127,6 +128,31 @@ def ctc_greedy_decoder(inputs, sequence_length, merge_repeated=True, blank_index
         merge_repeated=merge_repeated, blank_index=-1 if blank_index is None else blank_index)
     return ([sparse_tensor.SparseTensor(decoded_ix, decoded_val, decoded_shape)],
             log_probabilities)
+
+
+def ctc_beam_search_decoder(inputs, sequence_length, beam_width=100, top_paths=1,
+                            merge_repeated=True):
+    """([top_paths decoded SparseTensors], log_probability [batch, top_paths]): the most
+    probable label sequences by prefix beam search, `beam_width` prefixes kept per step.
+
+    With `merge_repeated`, repeats in a decoded sequence are merged even where a blank
+    separated them (as in TensorFlow).
+    """
+    outputs = apply_op("CTCBeamSearchDecoder", inputs=inputs, sequence_length=sequence_length,
+                       beam_width=beam_width, top_paths=top_paths,
+                       merge_repeated=merge_repeated)
+    decoded_ixs = outputs[:top_paths]
+    decoded_vals = outputs[top_paths:2 * top_paths]
+    decoded_shapes = outputs[2 * top_paths:3 * top_paths]
+    return ([sparse_tensor.SparseTensor(ix, val, shape)
+             for ix, val, shape in zip(decoded_ixs, decoded_vals, decoded_shapes)],
+            outputs[-1])
+
+
+def ctc_beam_search_decoder_v2(inputs, sequence_length, beam_width=100, top_paths=1):
+    """ctc_beam_search_decoder without merging the repeats of a decoded sequence."""
+    return ctc_beam_search_decoder(inputs, sequence_length, beam_width=beam_width,
+                                   top_paths=top_paths, merge_repeated=False)
 
 
 # --- preparing dense labels ---------------------------------------------------------------------

@@ -443,3 +443,18 @@ def _ctc_dense_and_unique(tf, x):
     # labels into a SparseTensor for CTCLoss: only the values are compared.
     return [tf.nn.ctc_loss_v2(x["dense"] + 1, x["x"], [3, 2, 3], [6, 4, 5]),
             *tf.nn.ctc_unique_labels(x["dense"])]
+
+
+@case("ctc_beam_search", {"x": normal(7, 3, 4, scale=2.0)}, rtol=1e-4, atol=1e-4)
+def _ctc_beam_search(tf, x):
+    lengths = [7, 5, 6]
+    results = []
+    for beam_width, top_paths, merge_repeated in [(3, 2, True), (5, 3, False), (1, 1, True)]:
+        decoded, log_probability = tf.nn.ctc_beam_search_decoder(
+            x["x"], lengths, beam_width=beam_width, top_paths=top_paths,
+            merge_repeated=merge_repeated)
+        for path in decoded:
+            results += [path.indices, path.values, path.dense_shape]
+        results.append(log_probability)
+    (best,), log_probability = tf.nn.ctc_beam_search_decoder_v2(x["x"], lengths, beam_width=4)
+    return results + [best.values, log_probability]

@@ -139,3 +139,29 @@ def test_collapse_repeated_and_unique_labels():
     unique, index = _run(tf.nn.ctc_unique_labels([[3, 4, 4, 3], [5, 5, 6, 0]]))
     np.testing.assert_array_equal(unique, [[3, 4, 0, 0], [5, 6, 0, 0]])
     np.testing.assert_array_equal(index, [[0, 1, 1, 0], [0, 0, 1, 2]])
+
+
+def test_a_wide_beam_search_finds_the_most_probable_labelings():
+    logits = np.random.RandomState(3).standard_normal((4, 1, 3)) * 2
+    decoded, log_probability = _run(tf.nn.ctc_beam_search_decoder(logits, [4], beam_width=50,
+                                                                   top_paths=3,
+                                                                   merge_repeated=False))
+    probs = _softmax(logits[:, 0])
+    exact = {}
+    for path in itertools.product(range(3), repeat=4):
+        label = tuple(_collapse(list(path), 2, True))
+        exact[label] = exact.get(label, 0) + np.prod(probs[np.arange(4), path])
+    best = sorted(exact.items(), key=lambda item: -item[1])[:3]
+    assert [list(d.values) for d in decoded] == [list(label) for label, _ in best]
+    np.testing.assert_allclose(log_probability[0], [np.log(p) for _, p in best], rtol=1e-6)
+
+
+def test_beam_search_errors():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="top_paths must be <= beam_width"):
+        _run(tf.nn.ctc_beam_search_decoder(np.zeros((2, 1, 3)), [2], beam_width=1,
+                                           top_paths=2))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Less leaves in the beam search"):
+        _run(tf.nn.ctc_beam_search_decoder(np.zeros((1, 1, 2)), [1], beam_width=5,
+                                           top_paths=4))
+    with pytest.raises(ValueError, match="top_paths"):
+        tf.nn.ctc_beam_search_decoder(np.zeros((2, 1, 3)), [2], top_paths=0)

@@ -13,10 +13,12 @@ gradient: softmax(logits) - that occupancy, per class. Everything is in log
 space, where products are sums and sums are logaddexp.
 
 The greedy decoder takes the best class at every step, merges repeats and
-drops blanks.
+drops blanks; the beam search decoder keeps the most probable prefixes
+(label sequences so far) from step to step.
 
 Mirrors `tensorflow/core/kernels/ctc_loss_op.cc`,
-`tensorflow/core/util/ctc/ctc_loss_calculator.cc` and
+`tensorflow/core/util/ctc/ctc_loss_calculator.cc`,
+`tensorflow/core/util/ctc/ctc_beam_search.h` and
 `tensorflow/core/kernels/ctc_decoder_ops.cc`.
 """
 
@@ -202,3 +204,138 @@ def ctc_greedy_decoder(ctx, inputs, sequence_length, *, merge_repeated, blank_in
         sequences.append([c for t, c in enumerate(path) if c != blank
                           and not (merge_repeated and t > 0 and c == path[t - 1])])
     return (*_sparse_sequences(sequences), log_probability)
+
+
+# --- beam search ----------------------------------------------------------------------------------
+
+_LOG_ZERO = -np.inf
+
+
+class _Beam:
+    """A prefix of labels in the beam search tree, with the log probabilities that its
+    paths end in a blank, end in its label, or either: `new` now, `old` one step ago."""
+
+    def __init__(self, parent, label):
+        self.parent, self.label, self.children = parent, label, {}
+        self.new = self._zero()
+        self.old = self._zero()
+
+    @staticmethod
+    def _zero():
+        return {"blank": _LOG_ZERO, "label": _LOG_ZERO, "total": _LOG_ZERO}
+
+    @property
+    def active(self):
+        return self.new["total"] != _LOG_ZERO
+
+    def child(self, label):
+        if label not in self.children:
+            self.children[label] = _Beam(self, label)
+        return self.children[label]
+
+    def labels(self, merge_repeated):
+        """The label sequence of the prefix (repeats merged when asked, as TF does)."""
+        sequence, beam, previous = [], self, -1
+        while beam.parent is not None:
+            if not merge_repeated or beam.label != previous:
+                sequence.append(beam.label)
+            previous, beam = beam.label, beam.parent
+        return sequence[::-1]
+
+
+class _BeamSearch:
+    """TensorFlow's CTC prefix beam search, step by step.
+
+    The beam holds the `beam_width` prefixes of highest probability. Each
+    step first updates every prefix in it (its paths may go on with a blank
+    or repeat its last label), then offers each its one-label extensions;
+    an extension enters only by beating the weakest prefix, which then
+    leaves the beam and forgets its probability. A prefix's probability is
+    the sum over the paths that spell it, so with a beam wide enough to keep
+    every prefix it is exact.
+    """
+
+    def __init__(self, num_classes, beam_width):
+        self.blank, self.beam_width = num_classes - 1, beam_width
+        root = _Beam(None, -1)
+        root.new.update(total=0.0, blank=0.0)
+        self.leaves = [root]
+
+    def _bottom(self):
+        return min(self.leaves, key=lambda b: b.new["total"])
+
+    def _is_candidate(self, probability):
+        return probability["total"] > _LOG_ZERO and (
+            len(self.leaves) < self.beam_width
+            or probability["total"] > self._bottom().new["total"])
+
+    def _update(self, beam, scores):
+        """The prefix's paths one step longer: a blank, or its label again."""
+        if beam.parent is not None:
+            if beam.parent.active:
+                previous = beam.parent.old["blank" if beam.label == beam.parent.label
+                                           else "total"]
+                beam.new["label"] = np.logaddexp(beam.new["label"], previous)
+            beam.new["label"] += scores[beam.label]
+        beam.new["blank"] = beam.old["total"] + scores[self.blank]
+        beam.new["total"] = np.logaddexp(beam.new["blank"], beam.new["label"])
+
+    def _grow(self, beam, scores):
+        """Offers the prefix's extensions by one label to the beam."""
+        for label in range(self.blank):
+            child = beam.child(label)
+            if child.active:
+                continue
+            previous = beam.old["blank" if label == beam.label else "total"]
+            child.new.update(blank=_LOG_ZERO, label=scores[label] + previous)
+            child.new["total"] = child.new["label"]
+            if not self._is_candidate(child.new):
+                child.old, child.new = _Beam._zero(), _Beam._zero()
+                continue
+            if len(self.leaves) == self.beam_width:
+                bottom = self._bottom()
+                bottom.new = _Beam._zero()
+                self.leaves.remove(bottom)
+            self.leaves.append(child)
+
+    def step(self, logits):
+        scores = _log_softmax(logits)
+        branches = sorted(self.leaves, key=lambda b: -b.new["total"])
+        self.leaves = []
+        for beam in branches:
+            beam.old = dict(beam.new)
+        for beam in branches:
+            self._update(beam, scores)
+            self.leaves.append(beam)
+        for beam in branches:
+            if self._is_candidate(beam.old):
+                self._grow(beam, scores)
+
+    def top_paths(self, n, merge_repeated):
+        if len(self.leaves) < n:
+            raise invalid("Less leaves in the beam search than requested.")
+        best = sorted(self.leaves, key=lambda b: -b.new["total"])[:n]
+        return [b.labels(merge_repeated) for b in best], [b.new["total"] for b in best]
+
+
+@register_kernel("CTCBeamSearchDecoder")
+def ctc_beam_search_decoder(ctx, inputs, sequence_length, *, beam_width, top_paths,
+                            merge_repeated):
+    """The `top_paths` best label sequences per batch entry, and their log probabilities."""
+    _check_inputs_and_lengths(inputs, sequence_length)
+    if top_paths > beam_width:
+        raise invalid("top_paths must be <= beam_width")
+    batch_size, num_classes = inputs.shape[1], inputs.shape[2]
+    paths = [[] for _ in range(top_paths)]
+    log_probability = np.zeros((batch_size, top_paths), dtype=inputs.dtype)
+    for b, length in enumerate(sequence_length.tolist()):
+        search = _BeamSearch(num_classes, beam_width)
+        for t in range(length):
+            search.step(inputs[t, b].astype(np.float64))
+        best, log_probs = search.top_paths(top_paths, merge_repeated)
+        for p, (labels, log_prob) in enumerate(zip(best, log_probs)):
+            paths[p].append(labels)
+            log_probability[b, p] = log_prob
+    parts = [_sparse_sequences(sequences) for sequences in paths]
+    return ([indices for indices, _, _ in parts] + [values for _, values, _ in parts]
+            + [shape for _, _, shape in parts] + [log_probability])
