@@ -393,6 +393,25 @@ def _register_volume_pool_gradients():
 _register_volume_pool_gradients()
 
 
+@RegisterGradient("FractionalMaxPool")
+def _fractional_max_pool_grad(op, grad_0, unused_grad_1, unused_grad_2):
+    """Each region's gradient goes to its maximum; the sequences have none."""
+    return apply_op("FractionalMaxPoolGrad", orig_input=op.inputs[0],
+                    orig_output=op.outputs[0], out_backprop=grad_0,
+                    row_pooling_sequence=op.outputs[1], col_pooling_sequence=op.outputs[2],
+                    overlapping=op.get_attr("overlapping"))
+
+
+@RegisterGradient("FractionalAvgPool")
+def _fractional_avg_pool_grad(op, grad_0, unused_grad_1, unused_grad_2):
+    """Each region's gradient is shared among its elements."""
+    return apply_op("FractionalAvgPoolGrad",
+                    orig_input_tensor_shape=array_ops.shape(op.inputs[0],
+                                                            out_type=dtypes.int64),
+                    out_backprop=grad_0, row_pooling_sequence=op.outputs[1],
+                    col_pooling_sequence=op.outputs[2], overlapping=op.get_attr("overlapping"))
+
+
 # --- CTC -----------------------------------------------------------------------------------------
 
 @RegisterGradient("CTCLoss")

@@ -852,6 +852,32 @@ max_pool3d_grad_grad = _pool3d_backward("MaxPool3DGradGrad",
 avg_pool3d_grad = _pool3d_backward("AvgPool3DGrad", ("orig_input_shape", "grad"))
 
 
+# --- fractional pooling ------------------------------------------------------------------------
+
+
+def _fractional_pool(op_type, value, pooling_ratio, pseudo_random, overlapping, deterministic,
+                     seed, seed2, name):
+    return apply_op(op_type, name=name, value=value, pooling_ratio=pooling_ratio,
+                    pseudo_random=pseudo_random, overlapping=overlapping,
+                    deterministic=deterministic, seed=seed, seed2=seed2)
+
+
+def fractional_max_pool(value, pooling_ratio, pseudo_random=False, overlapping=False,
+                        deterministic=False, seed=0, seed2=0, name=None):
+    """(output, row_pooling_sequence, col_pooling_sequence): the maximum of regions whose
+    sizes vary between k and k + 1, so that the height and width shrink by the real
+    `pooling_ratio` [1.0, r_h, r_w, 1.0]; the sequences are the region boundaries."""
+    return _fractional_pool("FractionalMaxPool", value, pooling_ratio, pseudo_random,
+                            overlapping, deterministic, seed, seed2, name)
+
+
+def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=False,
+                        deterministic=False, seed=0, seed2=0, name=None):
+    """fractional_max_pool with the mean of each region."""
+    return _fractional_pool("FractionalAvgPool", value, pooling_ratio, pseudo_random,
+                            overlapping, deterministic, seed, seed2, name)
+
+
 # --- conv1d and the convolutions of any rank, through conv2d ----------------------------------
 #
 # A 1-D convolution is a 2-D one over an image one pixel high: the input gets

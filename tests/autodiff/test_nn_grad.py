@@ -504,6 +504,15 @@ GRADIENT_CASES = {
     "MaxPool3DGradGrad": max_pool3d_grad_cases(nn_ops.max_pool3d_grad_grad, **FLOAT32),
     "AvgPool3D": pool3d_cases(tf.nn.avg_pool3d),
     "AvgPool3DGrad": avg_pool3d_grad_cases(),
+    # deterministic: the same regions at every evaluation of the finite differences.
+    "FractionalMaxPool": [
+        Case("overlapping=%s" % overlapping, lambda x, o=overlapping: tf.nn.fractional_max_pool(
+            x, [1.0, 1.5, 1.4, 1.0], pseudo_random=o, overlapping=o, deterministic=True,
+            seed=1, seed2=2)[0], distinct([1, 6, 5, 2])) for overlapping in (False, True)],
+    "FractionalAvgPool": [
+        Case("overlapping=%s" % overlapping, lambda x, o=overlapping: tf.nn.fractional_avg_pool(
+            x, [1.0, 1.5, 1.4, 1.0], pseudo_random=o, overlapping=o, deterministic=True,
+            seed=1, seed2=2)[0], uniform([2, 6, 5, 1])) for overlapping in (False, True)],
     "CTCLoss": [
         Case("merged", lambda x: tf.nn.ctc_loss(_ctc_labels(), x, [5, 3]) * [1.0, 2.0],
              uniform([5, 2, 4], -2, 2)),

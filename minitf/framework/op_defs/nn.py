@@ -718,3 +718,57 @@ _register_with_attrs(
                              "reserve_space_2: U", "reserve_space_3: U"],
     ["x_backprop: T", "scale_backprop: U", "offset_backprop: U", "reserve_space_4: U",
      "reserve_space_5: U"], _BATCH_NORM_ATTRS, _fused_batch_norm_grad_shape)
+
+
+# --- fractional pooling: windows of random sizes k and k + 1 ----------------------------------
+
+def _fractional_pool_shape(op):
+    """[batch, floor(height / ratio), floor(width / ratio), channels]; the two pooling
+    sequences, one boundary more than output rows (columns)."""
+    ratio = list(op.get_attr("pooling_ratio"))
+    if len(ratio) != 4:
+        raise ValueError("pooling_ratio field must specify 4 dimensions")
+    if ratio[0] != 1.0 or ratio[3] != 1.0:
+        raise ValueError("Fractional pooling is not yet supported on the batch nor channel "
+                         "dimension.")
+    if any(r < 1.0 for r in ratio):
+        raise ValueError("pooling_ratio cannot be smaller than 1, got: %s" % ratio)
+    dims = with_rank(op.inputs[0].shape, 4).as_list()
+    out = [None if d is None else int(d / r) for d, r in zip(dims, ratio)]
+    return [tensor_shape.TensorShape(out),
+            tensor_shape.TensorShape([None if out[1] is None else out[1] + 1]),
+            tensor_shape.TensorShape([None if out[2] is None else out[2] + 1])]
+
+
+_FRACTIONAL_POOL_ATTRS = ["pooling_ratio: list(float) >= 4", "pseudo_random: bool = false",
+                          "overlapping: bool = false", "deterministic: bool = false",
+                          "seed: int = 0", "seed2: int = 0"]
+_FRACTIONAL_SEQUENCES = ["row_pooling_sequence: int64", "col_pooling_sequence: int64"]
+
+
+
+def _register_fractional_pool(op_type):
+    """Stateful, as a random op is: its regions are drawn anew at every run (unless
+    `deterministic`), so it is never computed ahead of time."""
+    builder = register_op(op_type).input("value: T").output("output: T")
+    for spec in _FRACTIONAL_SEQUENCES:
+        builder.output(spec)
+    for spec in _FRACTIONAL_POOL_ATTRS + ["T: {float32, float64, int32, int64}"]:
+        builder.attr(spec)
+    builder.set_is_stateful().set_shape_fn(_fractional_pool_shape)
+
+
+_register_fractional_pool("FractionalMaxPool")
+_register_fractional_pool("FractionalAvgPool")
+_register_with_attrs("FractionalMaxPoolGrad",
+                     ["orig_input: T", "orig_output: T", "out_backprop: T"]
+                     + _FRACTIONAL_SEQUENCES,
+                     ["output: T"], ["overlapping: bool = false",
+                                     "T: {float32, float64, int32, int64}"],
+                     lambda op: [with_rank(op.inputs[0].shape, 4)])
+_register_with_attrs("FractionalAvgPoolGrad",
+                     ["orig_input_tensor_shape: int64", "out_backprop: T"]
+                     + _FRACTIONAL_SEQUENCES, ["output: T"],
+                     ["overlapping: bool = false", "T: {float32, float64, int32, int64}"],
+                     lambda op: [with_rank(tensor_util.constant_value_as_shape(op.inputs[0]),
+                                           4)])

@@ -12,17 +12,24 @@ one big matrix, so that a convolution is a single matrix product (see
 `_Windows`). These too are written against `ctx.xp`, with only slicing,
 stacking and matmul, so they serve any array module.
 
+The 3-D convolution and poolings use the same windows with a depth axis.
 The file ends with DynamicPartition and ParallelDynamicStitch, the two
-data-flow ops a partitioned embedding lookup is built from.
+data-flow ops a partitioned embedding lookup is built from, and the
+fractional poolings, whose regions are 0/1 matrices over the rows and the
+columns.
 
 Mirrors `tensorflow/core/kernels/relu_op.h`, `softplus_op.h`, `softmax_op_functor.h`,
 `bias_op.cc`, `l2loss_op.cc`, `xent_op.h`, `sparse_xent_op.h`, `conv_ops.cc`,
 `conv_grad_input_ops.cc`, `conv_grad_filter_ops.cc`, `maxpooling_op.cc`,
-`avgpooling_op.cc`, `dynamic_partition_op.cc` and `dynamic_stitch_op.cc`.
+`avgpooling_op.cc`, `conv_ops_3d.cc`, `conv_grad_ops_3d.cc`, `pooling_ops_3d.cc`,
+`dynamic_partition_op.cc`, `dynamic_stitch_op.cc`, `fractional_max_pool_op.cc` and
+`fractional_avg_pool_op.cc`.
 """
 
 import itertools
 import math
+
+import numpy as np
 
 from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
 from minitf.framework.kernel_registry import register_kernel
@@ -1184,3 +1191,135 @@ def parallel_dynamic_stitch(ctx, *indices_then_data, N):
         if index.size:
             merged[xp.reshape(index, (-1,))] = xp.reshape(values, (-1,) + row_shape)
     return merged
+
+
+# --- fractional pooling: pooling regions of random sizes k and k + 1 ---------------------------
+
+def _pooling_generator(ctx, seed, seed2, deterministic):
+    """The generator of the pooling regions: new per run (from the seeds) when
+    `deterministic`, else the node's own, seeded once."""
+    if deterministic:
+        return np.random.default_rng([seed, seed2])
+    if seed == 0 and seed2 == 0:
+        return ctx.state.setdefault("generator", np.random.default_rng())
+    return ctx.state.setdefault("generator", np.random.default_rng([seed, seed2]))
+
+
+def _pooling_sequence(generator, input_length, output_length, pseudo_random):
+    """The region boundaries 0 = s_0 < s_1 < ... < s_out = input_length, each region
+    k = input_length // output_length or k + 1 long (Graham, Fractional Max-Pooling)."""
+    if output_length <= 0:
+        raise invalid("pooling_ratio is too large: the output would be empty "
+                      "(input length %d)" % input_length)
+    k = input_length // output_length
+    if input_length % output_length == 0:
+        lengths = np.full(output_length, k)
+    elif pseudo_random:
+        alpha = input_length / output_length
+        u = generator.random() * min((k + 2) / alpha - 1,
+                                     (input_length + 1 - k) / alpha - (output_length - 1))
+        cumulative = np.concatenate([[1], np.ceil(alpha * (np.arange(1, output_length) + u)),
+                                     [input_length + 1]]).astype(np.int64)
+        lengths = np.diff(cumulative)
+    else:
+        lengths = np.full(output_length, k)
+        lengths[:input_length % output_length] += 1
+        generator.shuffle(lengths)
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def _region_matrix(sequence, input_length, overlapping):
+    """[regions, input_length] 0/1: which inputs each region covers (with `overlapping`,
+    also the first input of the next region)."""
+    positions = np.arange(input_length)
+    starts, ends = sequence[:-1, None], sequence[1:, None]
+    if overlapping:
+        ends = np.minimum(ends + 1, input_length)
+    return (positions >= starts) & (positions < ends)
+
+
+def _fractional_operands(ctx, value, pooling_ratio, pseudo_random, overlapping, deterministic,
+                         seed, seed2):
+    if value.ndim != 4:
+        raise invalid("input must be 4-dimensional: %s" % shape_text(value.shape))
+    generator = _pooling_generator(ctx, seed, seed2, deterministic)
+    _, height, width, _ = value.shape
+    rows = _pooling_sequence(generator, height, int(height / pooling_ratio[1]), pseudo_random)
+    cols = _pooling_sequence(generator, width, int(width / pooling_ratio[2]), pseudo_random)
+    return rows, cols, _region_matrix(rows, height, overlapping), _region_matrix(
+        cols, width, overlapping)
+
+
+def _masked_max(xp, x, row_regions, col_regions):
+    """max over each region: [N, out_h, out_w, C], one region row at a time."""
+    lowest = max_identity(x.dtype)
+    out = []
+    for rows in row_regions:
+        band = xp.max(x[:, rows], axis=1)  # [N, W, C]
+        out.append(xp.max(xp.where(col_regions[None, :, :, None], band[:, None], lowest),
+                          axis=2))
+    return xp.stack(out, axis=1)
+
+
+@register_kernel("FractionalMaxPool")
+def fractional_max_pool(ctx, value, *, pooling_ratio, pseudo_random, overlapping,
+                        deterministic, seed, seed2):
+    rows, cols, row_regions, col_regions = _fractional_operands(
+        ctx, value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2)
+    return _masked_max(ctx.xp, value, row_regions, col_regions), rows, cols
+
+
+@register_kernel("FractionalAvgPool")
+def fractional_avg_pool(ctx, value, *, pooling_ratio, pseudo_random, overlapping,
+                        deterministic, seed, seed2):
+    """Each region's mean: one product with each region matrix, divided by the sizes."""
+    rows, cols, row_regions, col_regions = _fractional_operands(
+        ctx, value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2)
+    sums = np.einsum("ih,nhwc,jw->nijc", row_regions * 1.0, value, col_regions * 1.0)
+    sizes = np.outer(row_regions.sum(1), col_regions.sum(1))[None, :, :, None]
+    return (sums / sizes).astype(value.dtype), rows, cols
+
+
+def _regions_from_sequences(row_pooling_sequence, col_pooling_sequence, shape, overlapping):
+    return (_region_matrix(row_pooling_sequence, shape[1], overlapping),
+            _region_matrix(col_pooling_sequence, shape[2], overlapping))
+
+
+@register_kernel("FractionalMaxPoolGrad")
+def fractional_max_pool_grad(ctx, orig_input, orig_output, out_backprop, row_pooling_sequence,
+                             col_pooling_sequence, *, overlapping):
+    """Each region's gradient goes to the first (row-major) element holding its maximum."""
+    row_regions, col_regions = _regions_from_sequences(row_pooling_sequence,
+                                                       col_pooling_sequence,
+                                                       orig_input.shape, overlapping)
+    if tuple(out_backprop.shape) != (orig_input.shape[0], len(row_regions), len(col_regions),
+                                     orig_input.shape[3]):
+        raise invalid("out_backprop must have the shape of the pooled output, got %s"
+                      % shape_text(out_backprop.shape))
+    n, height, width, channels = orig_input.shape
+    inside = row_regions[:, None, :, None] & col_regions[None, :, None, :]  # [i, j, h, w]
+    lowest = max_identity(orig_input.dtype)
+    values = np.where(inside[None, :, :, :, :, None], orig_input[:, None, None], lowest)
+    flat = values.reshape(n, len(row_regions), len(col_regions), height * width, channels)
+    winners = np.argmax(flat, axis=3)  # [N, out_h, out_w, C], the first maximum
+    grad = np.zeros((n, height * width, channels), dtype=out_backprop.dtype)
+    batch = np.arange(n)[:, None, None, None]
+    channel = np.arange(channels)[None, None, None, :]
+    np.add.at(grad, (batch, winners, channel), out_backprop)
+    return grad.reshape(orig_input.shape)
+
+
+@register_kernel("FractionalAvgPoolGrad")
+def fractional_avg_pool_grad(ctx, orig_input_tensor_shape, out_backprop, row_pooling_sequence,
+                             col_pooling_sequence, *, overlapping):
+    """Each region's gradient shared equally among its elements."""
+    shape = tuple(int(d) for d in orig_input_tensor_shape)
+    if len(shape) != 4:
+        raise invalid("original input tensor shape must be 1-dimensional and 4 elements, "
+                      "got %s" % (shape,))
+    row_regions, col_regions = _regions_from_sequences(row_pooling_sequence,
+                                                       col_pooling_sequence, shape,
+                                                       overlapping)
+    sizes = np.outer(row_regions.sum(1), col_regions.sum(1))[None, :, :, None]
+    return np.einsum("ih,nijc,jw->nhwc", row_regions * 1.0, out_backprop / sizes,
+                     col_regions * 1.0).astype(out_backprop.dtype)
