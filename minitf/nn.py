@@ -8,7 +8,7 @@ minitf/ops/candidate_sampling_ops.py (the samplers of the sampled losses),
 minitf/ops/embedding_ops.py (embedding_lookup), minitf/ops/array_ops.py
 (space_to_depth, depth_to_space, space_to_batch) and minitf/ops/math_ops.py
 (sigmoid, tanh), which TensorFlow also files here; the recurrent networks are in
-minitf/ops/rnn.py and their cells, `tf.nn.rnn_cell`, in minitf/ops/rnn_cell_impl.py;
+minitf/layers/rnn.py and their cells, `tf.nn.rnn_cell`, in minitf/layers/rnn_cell_impl.py;
 the CTC loss and decoders in minitf/ops/ctc_ops.py.
 
 Mirrors `tensorflow/python/ops/nn.py`.
@@ -18,6 +18,9 @@ A name of TF 1.15's `tf.nn` that minitf lacks fails saying so
 """
 
 from minitf.graph import tf1_api as _tf1_api
+from minitf.layers import rnn_cell  # noqa: F401
+from minitf.layers.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn,  # noqa: F401
+                               static_bidirectional_rnn, static_rnn, static_state_saving_rnn)
 from minitf.ops.array_ops import depth_to_space, space_to_batch, space_to_depth  # noqa: F401
 from minitf.ops.candidate_sampling_ops import (all_candidate_sampler,  # noqa: F401
                                                compute_accidental_hits,
@@ -30,7 +33,6 @@ from minitf.ops.ctc_ops import (collapse_repeated, ctc_beam_search_decoder,  # n
                                 ctc_loss_v2, ctc_unique_labels)
 from minitf.ops.embedding_ops import (embedding_lookup, embedding_lookup_sparse,  # noqa: F401
                                       safe_embedding_lookup_sparse)
-from minitf.ops import rnn_cell  # noqa: F401
 from minitf.ops.math_ops import sigmoid, tanh  # noqa: F401
 from minitf.ops.nn_impl import (batch_norm_with_global_normalization,  # noqa: F401
                                 batch_normalization, compute_average_loss, depthwise_conv2d,
@@ -63,8 +65,6 @@ from minitf.ops.nn_ops import (approx_max_k, approx_min_k, atrous_conv2d,  # noq
                                softmax_cross_entropy_with_logits,
                                softmax_cross_entropy_with_logits_v2, softplus, softsign,
                                sparse_softmax_cross_entropy_with_logits, top_k, xw_plus_b)
-from minitf.ops.rnn import (bidirectional_dynamic_rnn, dynamic_rnn, raw_rnn,  # noqa: F401
-                            static_bidirectional_rnn, static_rnn, static_state_saving_rnn)
 
 
 def __getattr__(name):

@@ -1,4 +1,4 @@
-"""Recurrent networks: a cell (minitf/ops/rnn_cell_impl.py) run over time.
+"""Recurrent networks: a cell (minitf/layers/rnn_cell_impl.py) run over time.
 
 `dynamic_rnn` builds one `tf.while_loop` whose body calls the cell once: the
 inputs are unstacked into a TensorArray (time first), each step reads its
@@ -30,8 +30,8 @@ from minitf.ops import math_ops
 from minitf.ops import nest
 from minitf.ops import tensor_array_ops
 from minitf.ops import variable_scope as vs
-from minitf.ops.rnn_cell_impl import _concat
-from minitf.ops.rnn_cell_impl import assert_like_rnncell
+from minitf.layers.rnn_cell_impl import _concat
+from minitf.layers.rnn_cell_impl import assert_like_rnncell
 
 
 def _transpose_batch_time(x):

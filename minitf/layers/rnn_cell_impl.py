@@ -1,7 +1,7 @@
 """The recurrent cells of `tf.nn.rnn_cell`: one time step of an RNN, as a layer.
 
 A cell maps (input at time t, state at t - 1) to (output at t, state at t).
-`tf.nn.dynamic_rnn` and its relatives (minitf/ops/rnn.py) call it once per
+`tf.nn.dynamic_rnn` and its relatives (minitf/layers/rnn.py) call it once per
 time step, inside a `tf.while_loop` or unrolled; the cell itself knows
 nothing of time. Its variables are made on the first call, in the variable
 scope it is called in, like any `tf.layers` layer's (minitf/layers/base.py):
