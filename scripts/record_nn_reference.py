@@ -20,9 +20,30 @@ sys.path.insert(0, str(ROOT / "tests" / "ops"))
 import nn_cases  # noqa: E402
 
 
+class _Overridden:
+    """`module` with some attributes replaced."""
+
+    def __init__(self, module, **overrides):
+        self._module = module
+        self._overrides = overrides
+
+    def __getattr__(self, name):
+        if name in self._overrides:
+            return self._overrides[name]
+        return getattr(self._module, name)
+
+
+def _with_tf1_cells(tf):
+    """tf.compat.v1 whose `nn.rnn_cell` is TensorFlow's own module of the TF 1 cells: with
+    Keras 3 installed, tf.compat.v1.nn.rnn_cell refuses to load them."""
+    from tensorflow.python.ops import rnn_cell  # noqa: PLC0415 - needs TensorFlow, run by hand
+    return _Overridden(tf, nn=_Overridden(tf.nn, rnn_cell=rnn_cell))
+
+
 def main():
     tf.disable_v2_behavior()
-    cases = {name: nn_cases.run_case(tf, name) for name in sorted(nn_cases.CASES)}
+    tf_with_cells = _with_tf1_cells(tf)
+    cases = {name: nn_cases.run_case(tf_with_cells, name) for name in sorted(nn_cases.CASES)}
     out = ROOT / "tests" / "ops" / "data" / "nn_reference.json"
     out.write_text(json.dumps({"tensorflow": tf.__version__, "cases": cases}, indent=0)
                    + "\n")

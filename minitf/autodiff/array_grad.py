@@ -67,6 +67,16 @@ def _identity_n_grad(_, *grads):
 NotDifferentiable("StopGradient")
 
 
+@RegisterGradient("PreventGradient")
+def _prevent_gradient_grad(op, _):
+    """An error: the op marks a value whose gradient would be wrong (say, a second
+    derivative a fused kernel cannot give)."""
+    message = op.get_attr("message")
+    if isinstance(message, bytes):
+        message = message.decode("utf-8", "replace")
+    raise LookupError("Gradient explicitly disabled. Reason: %s" % message)
+
+
 # =============================================================================
 # Reshaping: Reshape, ExpandDims, Squeeze, Transpose
 # =============================================================================

@@ -246,14 +246,20 @@ _CONV2D = _ConvFamily(nn_ops.gen_conv2d, nn_ops.gen_conv2d_backprop_input,
                       nn_ops.gen_conv2d_backprop_filter,
                       ("strides", "padding", "explicit_paddings", "use_cudnn_on_gpu",
                        "data_format", "dilations"))
+_CONV3D = _ConvFamily(nn_ops.conv3d, nn_ops.conv3d_backprop_input_v2,
+                      nn_ops.conv3d_backprop_filter, ("strides", "padding", "data_format",
+                                                      "dilations"))
 _DEPTHWISE = _ConvFamily(nn_ops.depthwise_conv2d_native,
                          nn_ops.depthwise_conv2d_native_backprop_input,
                          nn_ops.depthwise_conv2d_native_backprop_filter,
                          ("strides", "padding", "data_format", "dilations"))
 
 
-def _register_conv_gradients(op_type, family):
+def _register_conv_gradients(op_type, family, backprop_suffix=""):
     """The gradients of a convolution (`op_type`) and of its two backward ops.
+
+    The backward ops are `op_type` + "BackpropInput" and + "BackpropFilter",
+    each followed by `backprop_suffix` (Conv3D's are the V2 ops).
 
     All three are linear in each of their tensor inputs, so each gradient is
     one of the other two ops: a convolution's input gradient is its
@@ -271,7 +277,7 @@ def _register_conv_gradients(op_type, family):
                 family.backprop_filter(input_tensor, array_ops.shape(filter_tensor), grad,
                                        **attrs(op))]
 
-    @RegisterGradient(op_type + "BackpropInput")
+    @RegisterGradient(op_type + "BackpropInput" + backprop_suffix)
     def _backprop_input_grad(op, grad):
         _, filter_tensor, out_backprop = op.inputs
         return [None,
@@ -279,7 +285,7 @@ def _register_conv_gradients(op_type, family):
                                        **attrs(op)),
                 family.forward(grad, filter_tensor, **attrs(op))]
 
-    @RegisterGradient(op_type + "BackpropFilter")
+    @RegisterGradient(op_type + "BackpropFilter" + backprop_suffix)
     def _backprop_filter_grad(op, grad):
         input_tensor, _, out_backprop = op.inputs
         return [family.backprop_input(array_ops.shape(input_tensor), grad, out_backprop,
@@ -290,6 +296,7 @@ def _register_conv_gradients(op_type, family):
 
 _register_conv_gradients("Conv2D", _CONV2D)
 _register_conv_gradients("DepthwiseConv2dNative", _DEPTHWISE)
+_register_conv_gradients("Conv3D", _CONV3D, backprop_suffix="V2")
 
 
 # --- pooling --------------------------------------------------------------------------------------
@@ -353,6 +360,75 @@ def _avg_pool_grad_grad(op, grad):
     input; no gradient (None) says the same thing.
     """
     return None, nn_ops.avg_pool(grad, **_pool_attrs(op))
+
+
+def _register_volume_pool_gradients():
+    """MaxPool3D's and AvgPool3D's gradients and their backward ops', as the 2-D ones above."""
+
+    @RegisterGradient("MaxPool3D")
+    def _max_pool3d_grad(op, grad):
+        return nn_ops.max_pool3d_grad(op.inputs[0], op.outputs[0], grad, **_pool_attrs(op))
+
+    @RegisterGradient("MaxPool3DGrad")
+    def _max_pool3d_grad_grad(op, grad):
+        orig_input, orig_output, _ = op.inputs
+        return (array_ops.zeros_like(orig_input), array_ops.zeros_like(orig_output),
+                nn_ops.max_pool3d_grad_grad(orig_input, orig_output, grad, **_pool_attrs(op)))
+
+    @RegisterGradient("MaxPool3DGradGrad")
+    def _max_pool3d_grad_grad_grad(op, grad):
+        orig_input, orig_output, _ = op.inputs
+        return (array_ops.zeros_like(orig_input), array_ops.zeros_like(orig_output),
+                nn_ops.max_pool3d_grad(orig_input, orig_output, grad, **_pool_attrs(op)))
+
+    @RegisterGradient("AvgPool3D")
+    def _avg_pool3d_grad(op, grad):
+        return nn_ops.avg_pool3d_grad(array_ops.shape(op.inputs[0]), grad, **_pool_attrs(op))
+
+    @RegisterGradient("AvgPool3DGrad")
+    def _avg_pool3d_grad_grad(op, grad):
+        return None, nn_ops.avg_pool3d(grad, **_pool_attrs(op))
+
+
+_register_volume_pool_gradients()
+
+
+@RegisterGradient("FractionalMaxPool")
+def _fractional_max_pool_grad(op, grad_0, unused_grad_1, unused_grad_2):
+    """Each region's gradient goes to its maximum; the sequences have none."""
+    return apply_op("FractionalMaxPoolGrad", orig_input=op.inputs[0],
+                    orig_output=op.outputs[0], out_backprop=grad_0,
+                    row_pooling_sequence=op.outputs[1], col_pooling_sequence=op.outputs[2],
+                    overlapping=op.get_attr("overlapping"))
+
+
+@RegisterGradient("FractionalAvgPool")
+def _fractional_avg_pool_grad(op, grad_0, unused_grad_1, unused_grad_2):
+    """Each region's gradient is shared among its elements."""
+    return apply_op("FractionalAvgPoolGrad",
+                    orig_input_tensor_shape=array_ops.shape(op.inputs[0],
+                                                            out_type=dtypes.int64),
+                    out_backprop=grad_0, row_pooling_sequence=op.outputs[1],
+                    col_pooling_sequence=op.outputs[2], overlapping=op.get_attr("overlapping"))
+
+
+# --- CTC -----------------------------------------------------------------------------------------
+
+@RegisterGradient("CTCLoss")
+def _ctc_loss_grad(op, grad_loss, _):
+    """The op's own `gradient` output, scaled per batch entry by the loss's gradient.
+
+    That output has no gradient of its own: a second derivative is refused
+    (PreventGradient), never silently wrong.
+    """
+    gradient = array_ops.prevent_gradient(
+        op.outputs[1], message="Currently there is no way to take the second  derivative of "
+        "ctc_loss due to the fused implementation's interaction  with tf.gradients()")
+    return [array_ops.expand_dims(grad_loss, -1) * gradient, None, None, None]
+
+
+NotDifferentiable("CTCGreedyDecoder")
+NotDifferentiable("CTCBeamSearchDecoder")
 
 
 # --- top_k ----------------------------------------------------------------------------------------

@@ -87,6 +87,11 @@ def stop_gradient(input, name=None):  # noqa: A002 - TF's argument name
     return apply_op("StopGradient", name=name, input=input)
 
 
+def prevent_gradient(input, message="", name=None):  # noqa: A002 - TF's argument name
+    """The value of `input`; asking for a gradient through it raises LookupError(`message`)."""
+    return apply_op("PreventGradient", name=name, input=input, message=message)
+
+
 def identity_n(input, name=None):  # noqa: A002 - TF's argument name
     """A list of tensors with the same values as the list `input` (one IdentityN op)."""
     return list(apply_op("IdentityN", name=name, input=input))

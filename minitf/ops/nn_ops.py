@@ -761,6 +761,123 @@ def avg_pool_grad(orig_input_shape, grad, ksize, strides, padding, data_format="
                     ksize=ksize, strides=strides, padding=padding, data_format=data_format)
 
 
+# --- the 3-D convolution and poolings (NDHWC or NCDHW volumes) ------------------------------
+
+
+def conv3d(input, filter=None, strides=None, padding=None, data_format="NDHWC",  # noqa: A002
+           dilations=[1, 1, 1, 1, 1], name=None, filters=None):  # noqa: B006 - TF's default
+    """3-D convolution: conv2d with a depth axis. `filter` is [d, h, w, in, out];
+    `strides` and `dilations` are 5 values, the batch and channel ones 1."""
+    filter = _deprecated_argument_lookup("filters", filters, "filter", filter)
+    return apply_op("Conv3D", name=name, input=input, filter=filter, strides=strides,
+                    padding=padding, data_format=data_format, dilations=dilations)
+
+
+def conv3d_backprop_input_v2(input_sizes, filter, out_backprop, strides, padding,  # noqa: A002
+                             data_format="NDHWC", dilations=(1, 1, 1, 1, 1), name=None):
+    """The gradient of conv3d with respect to its input, of shape `input_sizes`."""
+    return apply_op("Conv3DBackpropInputV2", name=name, input_sizes=input_sizes, filter=filter,
+                    out_backprop=out_backprop, strides=strides, padding=padding,
+                    data_format=data_format, dilations=dilations)
+
+
+def conv3d_backprop_filter(input, filter_sizes, out_backprop, strides, padding,  # noqa: A002
+                           data_format="NDHWC", dilations=[1, 1, 1, 1, 1],  # noqa: B006
+                           name=None):
+    """The gradient of conv3d with respect to its filter, of shape `filter_sizes`.
+
+    TF 1.15 exports the op Conv3DBackpropFilterV2 under this name and as
+    conv3d_backprop_filter_v2.
+    """
+    return apply_op("Conv3DBackpropFilterV2", name=name, input=input,
+                    filter_sizes=filter_sizes, out_backprop=out_backprop, strides=strides,
+                    padding=padding, data_format=data_format, dilations=dilations)
+
+
+conv3d_backprop_filter_v2 = conv3d_backprop_filter
+
+
+def _volume_sequence(value, data_format, name):
+    channel_index = 1 if data_format.startswith("NC") else 4
+    return _get_sequence(value, 3, channel_index, name)
+
+
+def conv3d_transpose(value, filter=None, output_shape=None, strides=None,  # noqa: A002
+                     padding="SAME", data_format="NDHWC", name=None, input=None,  # noqa: A002
+                     filters=None, dilations=None):
+    """The transpose of conv3d: conv3d's input gradient, as an op (see conv2d_transpose)."""
+    value = _deprecated_argument_lookup("input", input, "value", value)
+    filter = _deprecated_argument_lookup("filters", filters, "filter", filter)
+    with ops.name_scope(name, "conv3d_transpose", [value, filter, output_shape]) as name:
+        data_format = data_format or "NDHWC"
+        return conv3d_backprop_input_v2(
+            output_shape, filter, value, _volume_sequence(strides, data_format, "strides"),
+            padding, data_format=data_format,
+            dilations=_volume_sequence(dilations, data_format, "dilations"), name=name)
+
+
+def _pool3d(op_type, input, ksize, strides, padding, data_format, name):  # noqa: A002
+    with ops.name_scope(name, op_type, [input]) as name:
+        data_format = data_format or "NDHWC"
+        return apply_op(op_type, name=name, input=input,
+                        ksize=_volume_sequence(ksize, data_format, "ksize"),
+                        strides=_volume_sequence(strides, data_format, "strides"),
+                        padding=padding, data_format=data_format)
+
+
+def max_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    """The maximum of each `ksize` window of a volume (max_pool with a depth axis)."""
+    return _pool3d("MaxPool3D", input, ksize, strides, padding, data_format, name)
+
+
+def avg_pool3d(input, ksize, strides, padding, data_format="NDHWC", name=None):  # noqa: A002
+    """The mean of each `ksize` window of a volume, padding not counted."""
+    return _pool3d("AvgPool3D", input, ksize, strides, padding, data_format, name)
+
+
+def _pool3d_backward(op_type, input_names):
+    """The builder of 3-D pooling's backward op `op_type`: (inputs..., ksize, strides,
+    padding, data_format="NDHWC", name=None), positionally or by keyword."""
+    def build(*args, name=None, **attrs):
+        arguments = dict(zip(input_names + ("ksize", "strides", "padding", "data_format"), args))
+        arguments.update(attrs)
+        arguments.setdefault("data_format", "NDHWC")
+        return apply_op(op_type, name=name, **arguments)
+    return build
+
+
+max_pool3d_grad = _pool3d_backward("MaxPool3DGrad", ("orig_input", "orig_output", "grad"))
+max_pool3d_grad_grad = _pool3d_backward("MaxPool3DGradGrad",
+                                        ("orig_input", "orig_output", "grad"))
+avg_pool3d_grad = _pool3d_backward("AvgPool3DGrad", ("orig_input_shape", "grad"))
+
+
+# --- fractional pooling ------------------------------------------------------------------------
+
+
+def _fractional_pool(op_type, value, pooling_ratio, pseudo_random, overlapping, deterministic,
+                     seed, seed2, name):
+    return apply_op(op_type, name=name, value=value, pooling_ratio=pooling_ratio,
+                    pseudo_random=pseudo_random, overlapping=overlapping,
+                    deterministic=deterministic, seed=seed, seed2=seed2)
+
+
+def fractional_max_pool(value, pooling_ratio, pseudo_random=False, overlapping=False,
+                        deterministic=False, seed=0, seed2=0, name=None):
+    """(output, row_pooling_sequence, col_pooling_sequence): the maximum of regions whose
+    sizes vary between k and k + 1, so that the height and width shrink by the real
+    `pooling_ratio` [1.0, r_h, r_w, 1.0]; the sequences are the region boundaries."""
+    return _fractional_pool("FractionalMaxPool", value, pooling_ratio, pseudo_random,
+                            overlapping, deterministic, seed, seed2, name)
+
+
+def fractional_avg_pool(value, pooling_ratio, pseudo_random=False, overlapping=False,
+                        deterministic=False, seed=0, seed2=0, name=None):
+    """fractional_max_pool with the mean of each region."""
+    return _fractional_pool("FractionalAvgPool", value, pooling_ratio, pseudo_random,
+                            overlapping, deterministic, seed, seed2, name)
+
+
 # --- conv1d and the convolutions of any rank, through conv2d ----------------------------------
 #
 # A 1-D convolution is a 2-D one over an image one pixel high: the input gets
@@ -812,7 +929,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME",  # n
 
 
 def _spatial_rank(input, filter_or_window_rank, data_format):  # noqa: A002
-    """How many spatial axes a convolution or pooling of `input` has (1 or 2 in minitf)."""
+    """How many spatial axes a convolution or pooling of `input` has (1, 2 or 3)."""
     rank = input.shape.ndims
     if rank is None and data_format is not None:
         rank = len(data_format)
@@ -820,16 +937,16 @@ def _spatial_rank(input, filter_or_window_rank, data_format):  # noqa: A002
         rank = filter_or_window_rank + 2
     if rank is None:
         raise ValueError("The rank of the input must be known, or data_format given")
-    if rank not in (3, 4):
-        raise ValueError("minitf convolves and pools 1-D and 2-D inputs only (rank 3 or 4, "
-                         "the batch and channel axes included); got rank %d" % rank)
+    if rank not in (3, 4, 5):
+        raise ValueError("minitf convolves and pools 1-D, 2-D and 3-D inputs only (rank 3, 4 "
+                         "or 5, the batch and channel axes included); got rank %d" % rank)
     return rank - 2
 
 
 def convolution(input, filter=None, padding=None, strides=None,  # noqa: A002
                 dilation_rate=None, name=None, data_format=None, filters=None,
                 dilations=None):
-    """An N-D convolution: conv1d for 1 spatial axis, conv2d for 2 (dilated as asked)."""
+    """An N-D convolution: conv1d, conv2d or conv3d by the spatial axes (dilated as asked)."""
     filter = _deprecated_argument_lookup("filters", filters, "filter", filter)
     dilation_rate = _deprecated_argument_lookup("dilations", dilations, "dilation_rate",
                                                 dilation_rate)
@@ -840,13 +957,18 @@ def convolution(input, filter=None, padding=None, strides=None,  # noqa: A002
         if n == 1:
             return conv1d(input, filter, strides, padding, data_format=data_format,
                           dilations=dilation_rate, name=name)
+        if n == 3:
+            data_format = data_format or "NDHWC"
+            return conv3d(input, filter, _volume_sequence(strides, data_format, "strides"),
+                          padding, data_format=data_format, name=name,
+                          dilations=_volume_sequence(dilation_rate, data_format, "dilations"))
         return conv2d(input, filter, strides, padding, data_format=data_format,
                       dilations=dilation_rate, name=name)
 
 
 def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noqa: A002
                    data_format=None, dilations=None, name=None):
-    """The transpose of `convolution` (conv1d_transpose or conv2d_transpose by rank)."""
+    """The transpose of `convolution` (conv1d_, conv2d_ or conv3d_transpose by rank)."""
     with ops.name_scope(name, "conv_transpose", [input, filters, output_shape]) as name:
         if isinstance(output_shape, ops.Tensor):
             rank = output_shape.shape.as_list()[0]
@@ -858,7 +980,10 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME",  # noq
         if rank == 4:
             return conv2d_transpose(input, filters, output_shape, strides, padding,
                                     data_format or "NHWC", name, dilations=dilations)
-        raise ValueError("output_shape must be of length 3 or 4 in minitf (1-D and 2-D "
+        if rank == 5:
+            return conv3d_transpose(input, filters, output_shape, strides, padding,
+                                    data_format or "NDHWC", name, dilations=dilations)
+        raise ValueError("output_shape must be of length 3, 4 or 5 (1-D, 2-D and 3-D "
                          "convolutions), got %s" % rank)
 
 
@@ -917,24 +1042,27 @@ def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):  #
     return _pool1d(avg_pool, "AvgPool1D", input, ksize, strides, padding, data_format, name)
 
 
-def _pool_by_rank(pool_1d, pool_2d, input, ksize, strides, padding, data_format,  # noqa: A002
-                  name):
+def _pool_by_rank(pool_1d, pool_2d, pool_3d, input, ksize, strides, padding,  # noqa: A002
+                  data_format, name):
     input = convert_to_tensor(input, name="input")
-    if _spatial_rank(input, None, data_format) == 1:
+    spatial_rank = _spatial_rank(input, None, data_format)
+    if spatial_rank == 1:
         return pool_1d(input, ksize, strides, padding, data_format or "NWC", name)
+    if spatial_rank == 3:
+        return pool_3d(input, ksize, strides, padding, data_format or "NDHWC", name)
     return pool_2d(input, ksize, strides, padding, data_format or "NHWC", name)
 
 
 def max_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
-    """max_pool1d or max_pool, by the rank of `input`."""
-    return _pool_by_rank(max_pool1d, max_pool, input, ksize, strides, padding, data_format,
-                         name)
+    """max_pool1d, max_pool or max_pool3d, by the rank of `input`."""
+    return _pool_by_rank(max_pool1d, max_pool, max_pool3d, input, ksize, strides, padding,
+                         data_format, name)
 
 
 def avg_pool_v2(input, ksize, strides, padding, data_format=None, name=None):  # noqa: A002
-    """avg_pool1d or avg_pool, by the rank of `input`."""
-    return _pool_by_rank(avg_pool1d, avg_pool, input, ksize, strides, padding, data_format,
-                         name)
+    """avg_pool1d, avg_pool or avg_pool3d, by the rank of `input`."""
+    return _pool_by_rank(avg_pool1d, avg_pool, avg_pool3d, input, ksize, strides, padding,
+                         data_format, name)
 
 
 MaxPoolWithArgmax = collections.namedtuple("MaxPoolWithArgmax", ["output", "argmax"])
@@ -996,9 +1124,95 @@ def _dilation_rate_constant(dilation_rate):
     return convert_to_tensor(dilation_rate, dtypes.int32, name="dilation_rate")
 
 
+def with_space_to_batch(input, dilation_rate, padding, op, filter_shape=None,  # noqa: A002
+                        spatial_dims=None, data_format=None):
+    """`op(input, num_spatial_dims, padding)` made dilated: the atrous trick.
+
+    A convolution (or pooling) with `dilation_rate` r equals an undilated one
+    on the input cut into r x r interleaved sub-images: space_to_batch_nd
+    moves them into the batch, `op` runs on each with VALID padding, and
+    batch_to_space_nd puts the results back. SAME padding is made VALID by
+    padding the input first by what the dilated filter (`filter_shape`)
+    needs. With every rate 1, `op` runs on `input` as it is. minitf needs
+    `dilation_rate` and `filter_shape` known while building the graph.
+    """
+    input = convert_to_tensor(input, name="input")  # noqa: A001 - TF's argument name
+    dilation_rate = _dilation_rate_constant(dilation_rate)
+    if dilation_rate.shape.ndims != 1:
+        raise ValueError("rate must be rank 1")
+    num_spatial_dims = dilation_rate.shape.as_list()[0]
+    first_spatial_dim = 2 if data_format is not None and data_format.startswith("NC") else 1
+    if spatial_dims is None:
+        spatial_dims = range(first_spatial_dim, num_spatial_dims + first_spatial_dim)
+    spatial_dims = list(spatial_dims)
+    if spatial_dims != sorted(set(int(d) for d in spatial_dims)) or min(spatial_dims) < 1:
+        raise ValueError("spatial_dims must be a montonically increasing sequence of positive "
+                         "integers")
+    expected_rank = spatial_dims[-1] + (0 if first_spatial_dim == 2 else 1)
+    try:
+        input.shape.with_rank_at_least(expected_rank)
+    except ValueError:
+        raise ValueError("input tensor must have rank %d at least" % expected_rank) from None
+    rate = tensor_util.constant_value(dilation_rate)
+    if rate is None:
+        raise NotImplementedError("minitf needs a dilation_rate known while building the graph")
+    if np.any(rate < 1):
+        raise ValueError("dilation_rate must be positive")
+    if np.all(rate == 1):
+        return op(input, num_spatial_dims, padding)
+    base_paddings = _space_to_batch_base_paddings(padding, filter_shape, num_spatial_dims, rate)
+    input_spatial_shape = [input.shape.as_list()[d] for d in spatial_dims] \
+        if input.shape.ndims is not None else None
+    if input_spatial_shape is None or None in input_spatial_shape:
+        dynamic_shape = array_ops.shape(input)
+        input_spatial_shape = array_ops.stack([dynamic_shape[d] for d in spatial_dims])
+    paddings, crops = array_ops.required_space_to_batch_paddings(
+        input_shape=input_spatial_shape, base_paddings=base_paddings, block_shape=dilation_rate)
+    block_shape = _fill_non_spatial_dims(rate, 1, spatial_dims)
+    converted = array_ops.space_to_batch_nd(
+        input=input, block_shape=block_shape,
+        paddings=_fill_non_spatial_dims(paddings, 0, spatial_dims))
+    return array_ops.batch_to_space_nd(input=op(converted, num_spatial_dims, "VALID"),
+                                       block_shape=block_shape,
+                                       crops=_fill_non_spatial_dims(crops, 0, spatial_dims))
+
+
+def _space_to_batch_base_paddings(padding, filter_shape, num_spatial_dims, rate):
+    """[num_spatial_dims, 2]: the padding that makes SAME padding VALID for the dilated filter
+    (the odd one at the end, as conv2d pads), zeros for VALID."""
+    if padding == "VALID":
+        return np.zeros([num_spatial_dims, 2], np.int32)
+    if padding != "SAME":
+        raise ValueError("Invalid padding method %r" % padding)
+    if filter_shape is None:
+        raise ValueError("filter_shape must be specified for SAME padding")
+    filter_shape = tensor_util.constant_value(convert_to_tensor(filter_shape,
+                                                                name="filter_shape"))
+    if filter_shape is None:
+        raise NotImplementedError("minitf needs a filter_shape known while building the graph")
+    extra = (np.asarray(filter_shape[:num_spatial_dims]) - 1) * rate
+    start, end = extra // 2, extra - extra // 2
+    return array_ops.stack([[start[i], end[i]] for i in range(num_spatial_dims)])
+
+
+def _fill_non_spatial_dims(values, fill_value, spatial_dims):
+    """`values` (one row per spatial dim) with rows of `fill_value` for the dims between
+    them, so that row i is for input dimension i + 1."""
+    constant = tensor_util.constant_value(values) if isinstance(values, ops.Tensor) else values
+    if constant is not None:
+        constant = np.asarray(constant)
+        rows = np.full((spatial_dims[-1],) + constant.shape[1:], fill_value, constant.dtype)
+        rows[np.asarray(spatial_dims) - 1] = constant
+        return rows
+    fill_row = np.full([1] + values.shape.as_list()[1:], fill_value, np.int32)
+    return array_ops.concat([values[spatial_dims.index(dim):spatial_dims.index(dim) + 1]
+                             if dim in spatial_dims else fill_row
+                             for dim in range(1, spatial_dims[-1] + 1)], 0)
+
+
 def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa: A002
          strides=None, name=None, data_format=None, dilations=None):
-    """MAX or AVG pooling of a 1-D or 2-D input with windows of `window_shape`.
+    """MAX or AVG pooling of a 1-D, 2-D or 3-D input with windows of `window_shape`.
 
     minitf pools without dilation only (a dilation rate of 1 on every axis).
     """
@@ -1016,7 +1230,7 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa
         if any(s > w for s, w in zip(strides, window_shape)):
             raise ValueError("strides > window_shape not supported due to inconsistency "
                              "between CPU and GPU implementations")
-        if pooling_type not in ("MAX", "AVG") or num_spatial_dims == 3:
+        if pooling_type not in ("MAX", "AVG"):
             raise ValueError("%d-D %s pooling is not supported." % (num_spatial_dims,
                                                                      pooling_type))
         if any(r != 1 for r in dilation_rate):
@@ -1030,6 +1244,9 @@ def pool(input, window_shape, pooling_type, padding, dilation_rate=None,  # noqa
         if num_spatial_dims == 2:
             return pool_op(input, window, steps, padding, name=scope,
                            data_format=data_format or "NHWC")
+        if num_spatial_dims == 3:
+            pool_op = max_pool3d if pooling_type == "MAX" else avg_pool3d
+            return pool_op(input, window, steps, padding, data_format or "NDHWC", scope)
         if data_format not in (None, "NWC", "NCW"):
             raise ValueError("data_format must be either 'NWC' or 'NCW'. Received: "
                              "data_format=%s" % data_format)

@@ -335,7 +335,8 @@ def test_gradient_matches_finite_differences(op_type, case):
 def test_every_registered_array_gradient_has_cases():
     array_grad_types = {op_type for op_type, fn in registry.registered_gradients().items()
                         if fn.__module__ == "minitf.autodiff.array_grad"}
-    assert array_grad_types == set(GRADIENT_CASES)
+    # PreventGradient's gradient raises by design (checked in tests/ops/test_ctc.py).
+    assert array_grad_types - {"PreventGradient"} == set(GRADIENT_CASES)
 
 
 # --- sparse gradients ------------------------------------------------------------------------

@@ -40,6 +40,7 @@ _TF_LEAVES_WITHOUT_GRADIENT = {
     "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits",
     "IsFinite", "IsInf", "IsNan", "TruncateMod", "Bincount",
     "Lu", "MatrixLogarithm",
+    "FractionalMaxPoolGrad", "FractionalAvgPoolGrad",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.
@@ -80,10 +81,15 @@ def _op_types_with_cases():
     return covered
 
 
+# Gradient functions that raise (LookupError) by design: nothing to check numerically.
+_GRADIENTS_THAT_REFUSE = {"PreventGradient"}
+
+
 def test_every_registered_gradient_has_numeric_cases():
     covered = _op_types_with_cases()
     missing = sorted(op_type for op_type in _minitf_gradients()
-                     if not _ignored(op_type) and op_type not in covered)
+                     if not _ignored(op_type) and op_type not in covered
+                     and op_type not in _GRADIENTS_THAT_REFUSE)
     assert not missing, ("Op types with a gradient function but no GRADIENT_CASES: %s"
                          % ", ".join(missing))
 

@@ -243,6 +243,79 @@ def avg_pool_grad_cases():
     return cases
 
 
+# (label, input shape, filter shape, strides, padding, dilations), NDHWC
+CONV3D_CASES = [
+    ("same", [1, 3, 4, 3, 2], [2, 2, 3, 2, 2], [1, 1, 1, 1, 1], "SAME", [1, 1, 1, 1, 1]),
+    ("valid_strided", [2, 4, 3, 4, 1], [2, 2, 2, 1, 2], [1, 2, 1, 2, 1], "VALID",
+     [1, 1, 1, 1, 1]),
+    ("dilated", [1, 4, 3, 3, 1], [2, 2, 1, 1, 2], [1, 1, 1, 1, 1], "VALID", [1, 2, 1, 1, 1]),
+]
+
+
+def _conv3d_output_shape(x_shape, w_shape, strides, padding, dilations):
+    with tf.Graph().as_default():
+        return tf.nn.conv3d(tf.placeholder(tf.float64, x_shape), tf.placeholder(
+            tf.float64, w_shape), strides, padding, dilations=dilations).shape.as_list()
+
+
+def conv3d_cases(wrt):
+    """Conv3D and its two backward ops, differentiated w.r.t. their tensor inputs."""
+    cases = []
+    for label, x_shape, w_shape, strides, padding, dilations in CONV3D_CASES:
+        dy_shape = _conv3d_output_shape(x_shape, w_shape, strides, padding, dilations)
+        attrs = dict(strides=strides, padding=padding, dilations=dilations)
+        if wrt == "forward":
+            cases.append(Case(label, lambda x, w, a=attrs: tf.nn.conv3d(x, w, **a),
+                              uniform(x_shape), uniform(w_shape, seed=1)))
+        elif wrt == "input":
+            cases.append(Case(label, lambda w, dy, s=x_shape, a=attrs:
+                              nn_ops.conv3d_backprop_input_v2(s, w, dy, **a),
+                              uniform(w_shape, seed=1), uniform(dy_shape, seed=2)))
+        else:
+            cases.append(Case(label, lambda x, dy, s=w_shape, a=attrs:
+                              tf.nn.conv3d_backprop_filter(x, s, dy, **a),
+                              uniform(x_shape), uniform(dy_shape, seed=2)))
+    return cases
+
+
+POOL3D_CASES = [
+    # (label, input shape, ksize, strides, padding)
+    ("valid", [1, 4, 4, 2, 2], [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID"),
+    ("same_overlapping", [1, 3, 4, 3, 1], [1, 2, 3, 2, 1], [1, 1, 2, 1, 1], "SAME"),
+]
+
+
+def _pool3d_output_shape(shape, ksize, strides, padding):
+    with tf.Graph().as_default():
+        return tf.nn.avg_pool3d(tf.zeros(shape), ksize, strides, padding).shape.as_list()
+
+
+def pool3d_cases(pool, **case_args):
+    return [Case(label, lambda x, k=k, s=s, p=p: pool(x, k, s, p), distinct(shape), **case_args)
+            for label, shape, k, s, p in POOL3D_CASES]
+
+
+def max_pool3d_grad_cases(grad_op, **case_args):
+    cases = []
+    for label, shape, k, s, p in POOL3D_CASES:
+        out_shape = _pool3d_output_shape(shape, k, s, p)
+        grad_shape = shape if grad_op is nn_ops.max_pool3d_grad_grad else out_shape
+        cases.append(Case(label, lambda x, y, g, k=k, s=s, p=p: grad_op(x, y, g, k, s, p),
+                          distinct(shape), uniform(out_shape, seed=1),
+                          uniform(grad_shape, seed=2), **case_args))
+    return cases
+
+
+def avg_pool3d_grad_cases():
+    return [Case(label, lambda g, shape=shape, k=k, s=s, p=p: nn_ops.avg_pool3d_grad(
+        shape, g, k, s, p), uniform(_pool3d_output_shape(shape, k, s, p), seed=2))
+        for label, shape, k, s, p in POOL3D_CASES]
+
+
+def _ctc_labels():
+    return tf.SparseTensor([[0, 0], [0, 1], [1, 0]], np.array([1, 1, 2], np.int32), [2, 2])
+
+
 def xent_cases():
     def v2(labels, logits, axis=-1):
         return tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits,
@@ -421,6 +494,31 @@ GRADIENT_CASES = {
     "MaxPoolGradGrad": max_pool_grad_cases(nn_ops.max_pool_grad_grad),
     "AvgPool": pool_cases(tf.nn.avg_pool),
     "AvgPoolGrad": avg_pool_grad_cases(),
+    "Conv3D": conv3d_cases("forward"),
+    "Conv3DBackpropInputV2": conv3d_cases("input"),
+    "Conv3DBackpropFilterV2": conv3d_cases("filter"),
+    # MaxPool3D and MaxPool3DGrad have no float64 kernel in TensorFlow: their family is
+    # checked in float32.
+    "MaxPool3D": pool3d_cases(tf.nn.max_pool3d, **FLOAT32),
+    "MaxPool3DGrad": max_pool3d_grad_cases(nn_ops.max_pool3d_grad, **FLOAT32),
+    "MaxPool3DGradGrad": max_pool3d_grad_cases(nn_ops.max_pool3d_grad_grad, **FLOAT32),
+    "AvgPool3D": pool3d_cases(tf.nn.avg_pool3d),
+    "AvgPool3DGrad": avg_pool3d_grad_cases(),
+    # deterministic: the same regions at every evaluation of the finite differences.
+    "FractionalMaxPool": [
+        Case("overlapping=%s" % overlapping, lambda x, o=overlapping: tf.nn.fractional_max_pool(
+            x, [1.0, 1.5, 1.4, 1.0], pseudo_random=o, overlapping=o, deterministic=True,
+            seed=1, seed2=2)[0], distinct([1, 6, 5, 2])) for overlapping in (False, True)],
+    "FractionalAvgPool": [
+        Case("overlapping=%s" % overlapping, lambda x, o=overlapping: tf.nn.fractional_avg_pool(
+            x, [1.0, 1.5, 1.4, 1.0], pseudo_random=o, overlapping=o, deterministic=True,
+            seed=1, seed2=2)[0], uniform([2, 6, 5, 1])) for overlapping in (False, True)],
+    "CTCLoss": [
+        Case("merged", lambda x: tf.nn.ctc_loss(_ctc_labels(), x, [5, 3]) * [1.0, 2.0],
+             uniform([5, 2, 4], -2, 2)),
+        Case("unmerged_batch_major", lambda x: tf.nn.ctc_loss(
+            _ctc_labels(), x, [4, 5], ctc_merge_repeated=False, time_major=False),
+            uniform([2, 5, 4], -2, 2, seed=1))],
 }
 
 ALL_CASES = [(op_type, case) for op_type, cases in GRADIENT_CASES.items() for case in cases]

@@ -333,6 +333,29 @@ def pooling(other):
                           grad=tf.constant(IMAGES * 2.0), **pool)])
 
 
+@case("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2", "MaxPool3D", "AvgPool3D",
+      "MaxPool3DGrad", "AvgPool3DGrad", "MaxPool3DGradGrad")
+def volumes(other):
+    rng = np.random.RandomState(5)
+    volume = tf.constant(rng.standard_normal((1, 4, 4, 3, 2)).astype(np.float32))
+    filters = tf.constant(rng.standard_normal((2, 2, 2, 2, 3)).astype(np.float32))
+    conv = dict(strides=[1, 1, 2, 1, 1], padding="SAME")
+    pool = dict(ksize=[1, 2, 2, 2, 1], strides=[1, 2, 2, 1, 1], padding="VALID")
+    convolved = tf.nn.conv3d(volume, filters, **conv)
+    pooled = tf.nn.max_pool3d(volume, **pool)
+    return Case([convolved, pooled, tf.nn.avg_pool3d(volume, **pool),
+                 apply_op("Conv3DBackpropInputV2", input_sizes=[1, 4, 4, 3, 2], filter=filters,
+                          out_backprop=convolved, **conv),
+                 apply_op("Conv3DBackpropFilterV2", input=volume, filter_sizes=[2, 2, 2, 2, 3],
+                          out_backprop=convolved, **conv),
+                 apply_op("MaxPool3DGrad", orig_input=volume, orig_output=pooled, grad=pooled,
+                          **pool),
+                 apply_op("AvgPool3DGrad", orig_input_shape=[1, 4, 4, 3, 2], grad=pooled,
+                          **pool),
+                 apply_op("MaxPool3DGradGrad", orig_input=volume, orig_output=pooled,
+                          grad=volume * 2.0, **pool)])
+
+
 @case("Selu", "LeakyRelu", "Softsign", "SeluGrad", "LeakyReluGrad", "SoftsignGrad")
 def more_activations(other):
     a, g = tf.constant(MATRIX), tf.constant(POSITIVE)
@@ -398,10 +421,11 @@ def normalization(other):
                  *tf.gradients(y * images, [images], colocate_gradients_with_ops=True)])
 
 
-@case("BroadcastGradientArgs", "StopGradient", "IdentityN")
+@case("BroadcastGradientArgs", "StopGradient", "IdentityN", "PreventGradient")
 def gradient_helpers(other):
     r0, r1 = apply_op("BroadcastGradientArgs", s0=[3, 1, 4], s1=[1, 5, 4])
     return Case([r0, r1, tf.stop_gradient(tf.constant(MATRIX)),
+                 apply_op("PreventGradient", input=tf.constant(MATRIX), message="none"),
                  *tf.identity_n([tf.constant(MATRIX), tf.constant([1, 2])])])
 
 

@@ -3,7 +3,8 @@
 Each case has inputs (arrays drawn from a seeded NumPy generator, fed
 through placeholders named after them) and a function `build(tf, x)` that
 builds the graph from the placeholders `x` and returns the tensors to
-fetch, a list. The record script (`scripts/record_nn_reference.py`) runs
+fetch, a list. Variables (the RNN cases') are initialized before the fetch,
+from the deterministic `fixed_weights` initializer. The record script (`scripts/record_nn_reference.py`) runs
 every case in TensorFlow and writes, per case, the fetched values and the
 (name, type) of every op the case added, to `data/nn_reference.json`; the
 tests build and run the same cases in minitf. A case with
@@ -55,6 +56,8 @@ def run_case(tf, name):
                         for key, value in values.items()}
         fetches = CASES[name]["build"](tf, placeholders)
         with tf.Session(graph=graph) as sess:
+            if tf.global_variables():
+                sess.run(tf.global_variables_initializer())
             results = sess.run(fetches, {placeholders[key]: value
                                          for key, value in values.items()})
     nodes = [[op.name, op.type] for op in graph.get_operations()
@@ -330,3 +333,128 @@ def _dilation_and_erosion(tf, x):
     dilated = tf.nn.dilation2d(x["x"], x["f"], [1, 1, 2, 1], [1, 2, 1, 1], "SAME")
     return [dilated, tf.nn.erosion2d(x["x"], x["f"], [1, 2, 1, 1], [1, 1, 1, 1], "VALID"),
             *tf.gradients(dilated, [x["x"], x["f"]], grad_ys=dilated)]
+
+
+@case("conv3d_and_pool3d", {"x": normal(2, 4, 5, 3, 2), "w": normal(2, 3, 2, 2, 3)},
+      rtol=1e-4, atol=1e-5)
+def _conv3d_and_pool3d(tf, x):
+    y = tf.nn.conv3d(x["x"], x["w"], [1, 2, 1, 2, 1], "SAME")
+    pooled = tf.nn.max_pool3d(x["x"], [1, 2, 3, 2, 1], [1, 2, 1, 2, 1], "SAME")
+    averaged = tf.nn.avg_pool3d(x["x"], 2, 1, "VALID")
+    return [y, tf.nn.conv3d(x["x"], x["w"], [1, 1, 1, 1, 1], "VALID", dilations=[1, 2, 1, 1, 1]),
+            tf.nn.conv3d_transpose(y, x["w"], [2, 4, 5, 3, 2], [1, 2, 1, 2, 1], "SAME"),
+            tf.nn.conv3d_backprop_filter(x["x"], [2, 3, 2, 2, 3], y, [1, 2, 1, 2, 1], "SAME"),
+            pooled, averaged,
+            *tf.gradients(tf.reduce_sum(y * y) + tf.reduce_sum(pooled * pooled)
+                          + tf.reduce_sum(averaged * averaged),
+                          [x["x"], x["w"]])]
+
+
+@case("with_space_to_batch", {"x": normal(2, 7, 6, 3), "w": normal(3, 2, 3, 2),
+                              "volume": normal(1, 5, 6, 4, 2)}, rtol=1e-4, atol=1e-5)
+def _with_space_to_batch(tf, x):
+    def conv(inp, num_spatial_dims, padding):
+        assert num_spatial_dims == 2
+        return tf.nn.convolution(inp, x["w"], padding)
+
+    def pool3d(inp, num_spatial_dims, padding):
+        return tf.nn.max_pool3d(inp, [2, 2, 1], 1, padding)
+    return [tf.nn.with_space_to_batch(x["x"], [2, 3], "SAME", conv, filter_shape=[3, 2]),
+            tf.nn.with_space_to_batch(x["x"], [2, 1], "VALID", conv),
+            tf.nn.with_space_to_batch(x["x"], [1, 1], "SAME", conv),
+            tf.nn.with_space_to_batch(x["volume"], [2, 2, 1], "SAME", pool3d,
+                                      filter_shape=[2, 2, 1])]
+
+
+# --- recurrent networks ------------------------------------------------------------------------
+
+def fixed_weights(tf):
+    """A variable initializer giving the same values in every framework: a sine wave."""
+    def initializer(shape, dtype=None, partition_info=None):
+        size = int(np.prod(shape))
+        values = 0.6 * np.sin(np.arange(size) * 0.7 + len(shape)).reshape(shape)
+        return tf.constant(values, dtype=dtype or tf.float32)
+    return initializer
+
+
+@case("dynamic_rnn_cells", {"x": normal(3, 4, 2)}, rtol=1e-4, atol=1e-5)
+def _dynamic_rnn_cells(tf, x):
+    cells = tf.nn.rnn_cell
+    with tf.variable_scope("net", initializer=fixed_weights(tf)):
+        lstm_out, lstm_state = tf.nn.dynamic_rnn(cells.BasicLSTMCell(3), x["x"],
+                                                 sequence_length=[4, 2, 3], dtype=tf.float32)
+        gru_out, gru_state = tf.nn.dynamic_rnn(cells.GRUCell(2), x["x"], dtype=tf.float32,
+                                               scope="gru")
+        stacked = cells.MultiRNNCell([
+            cells.LSTMCell(2, use_peepholes=True, num_proj=3, cell_clip=0.5, proj_clip=0.4),
+            cells.ResidualWrapper(cells.BasicRNNCell(3))])
+        time_major = tf.transpose(x["x"], [1, 0, 2])
+        multi_out, (peephole_state, rnn_state) = tf.nn.dynamic_rnn(
+            stacked, time_major, dtype=tf.float32, time_major=True, scope="multi")
+        loss = tf.reduce_sum(lstm_out * lstm_out) + tf.reduce_sum(gru_state)
+        kernel = tf.trainable_variables()[0]
+    return [lstm_out, lstm_state.c, lstm_state.h, gru_out, gru_state, multi_out,
+            peephole_state.c, peephole_state.h, rnn_state,
+            *tf.gradients(loss, [x["x"], kernel])]
+
+
+@case("bidirectional_and_static_rnn", {"x": normal(3, 4, 2)}, rtol=1e-4, atol=1e-5)
+def _bidirectional_and_static_rnn(tf, x):
+    cells = tf.nn.rnn_cell
+    with tf.variable_scope("net", initializer=fixed_weights(tf)):
+        (forward, backward), (state_fw, state_bw) = tf.nn.bidirectional_dynamic_rnn(
+            cells.BasicRNNCell(2), cells.GRUCell(2), x["x"], sequence_length=[4, 2, 3],
+            dtype=tf.float32)
+        steps = tf.unstack(x["x"], axis=1)
+        outputs, state = tf.nn.static_rnn(cells.BasicLSTMCell(2), steps, dtype=tf.float32,
+                                          sequence_length=[4, 1, 3])
+        both, static_fw, static_bw = tf.nn.static_bidirectional_rnn(
+            cells.BasicRNNCell(2), cells.BasicRNNCell(3), steps, dtype=tf.float32,
+            sequence_length=[3, 4, 2], scope="unrolled")
+        loss = tf.reduce_sum(backward) + tf.reduce_sum(outputs[-1] * both[1][:, :2])
+    return [forward, backward, state_fw, state_bw, *outputs, state.c, state.h, *both,
+            static_fw, static_bw, tf.gradients(loss, x["x"])[0]]
+
+
+# --- connectionist temporal classification --------------------------------------------------
+
+@case("ctc", {"x": normal(6, 3, 5), "dense": integers(3, 3, high=4)}, rtol=1e-4, atol=1e-5)
+def _ctc(tf, x):
+    labels = tf.SparseTensor([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1], [2, 0], [2, 1], [2, 2]],
+                             tf.constant([1, 1, 2, 3, 0, 2, 2, 2]), [3, 3])
+    lengths = [6, 4, 5]
+    loss = tf.nn.ctc_loss(labels, x["x"], lengths)
+    (decoded,), neg_sum = tf.nn.ctc_greedy_decoder(x["x"], lengths)
+    (unmerged,), _ = tf.nn.ctc_greedy_decoder(x["x"], lengths, merge_repeated=False,
+                                              blank_index=0)
+    collapsed, collapsed_lengths = tf.nn.collapse_repeated(x["dense"], [3, 2, 1])
+    return [loss, tf.nn.ctc_loss(labels, x["x"], lengths, ctc_merge_repeated=False),
+            tf.nn.ctc_loss(labels, x["x"], lengths, preprocess_collapse_repeated=True),
+            tf.nn.ctc_loss_v2(labels, x["x"], None, lengths, blank_index=2),
+            tf.gradients(tf.reduce_sum(loss * [1.0, 2.0, 3.0]), x["x"])[0],
+            decoded.indices, decoded.values, decoded.dense_shape, neg_sum, unmerged.values,
+            collapsed, collapsed_lengths]
+
+
+@case("ctc_dense_and_unique", {"x": normal(6, 3, 5), "dense": integers(3, 3, high=4)},
+      same_nodes=False, rtol=1e-4, atol=1e-5)
+def _ctc_dense_and_unique(tf, x):
+    # TensorFlow computes the dense-label loss with its own graph of ops; minitf turns the
+    # labels into a SparseTensor for CTCLoss: only the values are compared.
+    return [tf.nn.ctc_loss_v2(x["dense"] + 1, x["x"], [3, 2, 3], [6, 4, 5]),
+            *tf.nn.ctc_unique_labels(x["dense"])]
+
+
+@case("ctc_beam_search", {"x": normal(7, 3, 4, scale=2.0)}, rtol=1e-4, atol=1e-4)
+def _ctc_beam_search(tf, x):
+    lengths = [7, 5, 6]
+    results = []
+    for beam_width, top_paths, merge_repeated in [(3, 2, True), (5, 3, False), (1, 1, True)]:
+        decoded, log_probability = tf.nn.ctc_beam_search_decoder(
+            x["x"], lengths, beam_width=beam_width, top_paths=top_paths,
+            merge_repeated=merge_repeated)
+        for path in decoded:
+            results += [path.indices, path.values, path.dense_shape]
+        results.append(log_probability)
+    (best,), log_probability = tf.nn.ctc_beam_search_decoder_v2(x["x"], lengths, beam_width=4)
+    return results + [best.values, log_probability]

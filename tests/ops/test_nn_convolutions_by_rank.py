@@ -94,6 +94,13 @@ def test_pool_and_convolution_by_rank():
     assert tf.nn.convolution(tf.zeros([1, 5, 2]), tf.zeros([3, 2, 4]), "SAME").shape.as_list() \
         == [1, 5, 4]
     assert tf.nn.depthwise_conv2d_backprop_input is tf.nn.depthwise_conv2d_native_backprop_input
+    volume, kernel = tf.zeros([1, 4, 6, 2, 3]), tf.zeros([2, 2, 2, 3, 5])
+    assert tf.nn.convolution(volume, kernel, "SAME", strides=[1, 2, 1]).op.type == "Conv3D"
+    assert tf.nn.conv_transpose(tf.zeros([1, 4, 6, 2, 5]), kernel, [1, 4, 6, 2, 3], 1).op.type \
+        == "Conv3DBackpropInputV2"
+    assert tf.nn.max_pool_v2(volume, 2, 2, "VALID").shape.as_list() == [1, 2, 3, 1, 3]
+    assert tf.nn.avg_pool_v2(volume, 2, 1, "VALID").op.type == "AvgPool3D"
+    assert tf.nn.pool(volume, [2, 3, 2], "MAX", "SAME").shape.as_list() == [1, 4, 6, 2, 3]
 
 
 @pytest.mark.parametrize("build, error, message", [
@@ -111,12 +118,12 @@ def test_pool_and_convolution_by_rank():
      "are not compatible"),
     (lambda: tf.nn.conv1d(tf.zeros([1, 4, 1]), tf.zeros([2, 1, 1]), 1, "SAME",
                           data_format="NHCW"), ValueError, "data_format must be"),
-    (lambda: tf.nn.pool(tf.zeros([1, 4, 4, 4, 1]), [2, 2, 2], "MAX", "SAME"), ValueError,
-     "3-D MAX pooling is not supported"),
+    (lambda: tf.nn.pool(tf.zeros([1, 4, 4, 4, 1]), [2, 2, 2], "SUM", "SAME"), ValueError,
+     "3-D SUM pooling is not supported"),
     (lambda: tf.nn.pool(tf.zeros([1, 4, 1]), [2], "MAX", "VALID", dilation_rate=[2]),
      NotImplementedError, "minitf pools without dilation"),
-    (lambda: tf.nn.max_pool_v2(tf.zeros([1, 2, 2, 2, 1]), 2, 2, "SAME"), ValueError,
-     "rank 3 or 4"),
+    (lambda: tf.nn.max_pool_v2(tf.zeros([1, 2, 2, 2, 2, 1]), 2, 2, "SAME"), ValueError,
+     "rank 3, 4 or 5"),
     (lambda: tf.nn.max_pool_with_argmax(tf.zeros([1, 4, 4, 1]), 2, 2, "SAME",
                                         data_format="NCHW"), ValueError,
      "Data formats other than 'NHWC' are not yet supported"),

@@ -13,6 +13,7 @@ into the TensorFlow library).
 from minitf.framework.op_defs import array  # noqa: F401
 from minitf.framework.op_defs import candidate_sampling  # noqa: F401
 from minitf.framework.op_defs import control_flow  # noqa: F401
+from minitf.framework.op_defs import ctc  # noqa: F401
 from minitf.framework.op_defs import data_flow  # noqa: F401
 from minitf.framework.op_defs import dataset  # noqa: F401
 from minitf.framework.op_defs import function  # noqa: F401

@@ -69,6 +69,9 @@ register_op("RefIdentity").input("input: Ref(T)").output("output: Ref(T)").attr(
     "T: type").set_shape_fn(common_shapes.unchanged_shape).set_allows_uninitialized_input()
 register_op("StopGradient").input("input: T").output("output: T").attr(
     "T: type").set_shape_fn(common_shapes.unchanged_shape)
+# The identity, through which taking a gradient is an error saying `message`.
+register_op("PreventGradient").input("input: T").output("output: T").attr("T: type").attr(
+    "message: string = ''").set_shape_fn(common_shapes.unchanged_shape)
 
 
 def _identity_n_shape(op):

@@ -368,6 +368,131 @@ _register_pool_op("AvgPoolGrad", ["orig_input_shape: int32", "grad: T"], _FLOATS
                   _avg_pool_grad_shape)
 
 
+# --- the 3-D convolution and poolings: windows over depth, height and width -----------------
+
+_DATA_FORMAT_3D = "data_format: {'NDHWC', 'NCDHW'} = 'NDHWC'"
+_FLOAT32_OR_HALF = "{float16, float32}"  # TF's MaxPool3D kernels: no float64
+
+
+def _volume_spatial_attr(op, attr_name):
+    """The (depth, height, width) entries of a 5-value attr; batch and channel entries are 1."""
+    values = list(op.get_attr(attr_name))
+    if len(values) != 5:
+        raise ValueError("%s requires the %s attribute to contain 5 values, but got: %d"
+                         % (op.type, attr_name, len(values)))
+    channels_first = op.get_attr("data_format") == "NCDHW"
+    if values[0] != 1 or values[1 if channels_first else 4] != 1:
+        raise ValueError("%s is not supported on the batch or depth (channel) dimension, "
+                         "got %s = %s" % (attr_name, attr_name, values))
+    if any(v < 1 for v in values):
+        raise ValueError("%s of %s must be positive, got %s" % (attr_name, op.type, values))
+    return values[2:] if channels_first else values[1:4]
+
+
+def _volume_dims(shape, data_format):
+    """[batch, depth, height, width, channels] of a rank-5 (possibly unknown) TensorShape."""
+    dims = with_rank(shape, 5).as_list()
+    return dims[:1] + dims[2:] + dims[1:2] if data_format == "NCDHW" else dims
+
+
+def _volume_shape(batch, spatial, channels, data_format):
+    if data_format == "NCDHW":
+        return tensor_shape.TensorShape([batch, channels] + list(spatial))
+    return tensor_shape.TensorShape([batch] + list(spatial) + [channels])
+
+
+def _windowed_volume(op, input_shape, window, dilations):
+    """The output's (depth, height, width) for `window` sliding over `input_shape`."""
+    strides = _volume_spatial_attr(op, "strides")
+    spatial = _volume_dims(input_shape, op.get_attr("data_format"))[1:4]
+    return [_windowed_output_size(size, w, s, d, op.get_attr("padding"))
+            for size, w, s, d in zip(spatial, window, strides, dilations)]
+
+
+def _conv3d_shape(op):
+    data_format = op.get_attr("data_format")
+    batch, _, _, _, in_channels = _volume_dims(op.inputs[0].shape, data_format)
+    filter_dims = with_rank(op.inputs[1].shape, 5).as_list()
+    merge_dims(in_channels, filter_dims[3])
+    spatial = _windowed_volume(op, op.inputs[0].shape, filter_dims[:3],
+                               _volume_spatial_attr(op, "dilations"))
+    return [_volume_shape(batch, spatial, filter_dims[4], data_format)]
+
+
+def _conv3d_backprop_shape(sizes_index):
+    """The shape the `input_sizes` / `filter_sizes` input (at `sizes_index`) holds."""
+    def shape_fn(op):
+        _volume_spatial_attr(op, "strides")
+        _volume_spatial_attr(op, "dilations")
+        with_rank(op.inputs[2].shape, 5)
+        return [with_rank(tensor_util.constant_value_as_shape(op.inputs[sizes_index]), 5)]
+    return shape_fn
+
+
+def _register_conv3d_op(op_type, inputs, shape_fn, extra_attrs=()):
+    builder = register_op(op_type)
+    for spec in inputs:
+        builder.input(spec)
+    builder.output("output: T").attr("T: %s" % _FLOATS).attr("strides: list(int) >= 5").attr(
+        _PADDING).attr(_DATA_FORMAT_3D).attr("dilations: list(int) = [1, 1, 1, 1, 1]")
+    for spec in extra_attrs:
+        builder.attr(spec)
+    builder.set_shape_fn(shape_fn)
+
+
+_register_conv3d_op("Conv3D", ["input: T", "filter: T"], _conv3d_shape)
+_register_conv3d_op("Conv3DBackpropInputV2",
+                    ["input_sizes: Tshape", "filter: T", "out_backprop: T"],
+                    _conv3d_backprop_shape(0), ["Tshape: {int32, int64} = int32"])
+_register_conv3d_op("Conv3DBackpropFilterV2",
+                    ["input: T", "filter_sizes: int32", "out_backprop: T"],
+                    _conv3d_backprop_shape(1))
+
+
+def _pool3d_shape(op):
+    data_format = op.get_attr("data_format")
+    batch, _, _, _, channels = _volume_dims(op.inputs[0].shape, data_format)
+    spatial = _windowed_volume(op, op.inputs[0].shape, _volume_spatial_attr(op, "ksize"),
+                               (1, 1, 1))
+    return [_volume_shape(batch, spatial, channels, data_format)]
+
+
+def _pool3d_grad_shape(op):
+    """The shape of the pooled input, `orig_input` or the one `orig_input_shape` holds."""
+    _volume_spatial_attr(op, "ksize")
+    _volume_spatial_attr(op, "strides")
+    if op.type == "AvgPool3DGrad":
+        return [with_rank(tensor_util.constant_value_as_shape(op.inputs[0]), 5)]
+    return [with_rank(op.inputs[0].shape, 5)]
+
+
+def _max_pool3d_grad_grad_shape(op):
+    _merge_shapes_or_fail(op.inputs[0].shape, op.inputs[2].shape)
+    return _pool3d_shape(op)
+
+
+def _register_pool3d_op(op_type, inputs, type_attrs, shape_fn):
+    builder = register_op(op_type)
+    for spec in inputs:
+        builder.input(spec)
+    builder.output("output: T").attr("ksize: list(int) >= 5").attr(
+        "strides: list(int) >= 5").attr(_PADDING).attr(_DATA_FORMAT_3D)
+    for spec in type_attrs:
+        builder.attr(spec)
+    builder.set_shape_fn(shape_fn)
+
+
+_register_pool3d_op("AvgPool3D", ["input: T"], ["T: %s" % _FLOATS], _pool3d_shape)
+_register_pool3d_op("AvgPool3DGrad", ["orig_input_shape: int32", "grad: T"],
+                    ["T: %s" % _FLOATS], _pool3d_grad_shape)
+_register_pool3d_op("MaxPool3D", ["input: T"], ["T: %s" % _FLOAT32_OR_HALF], _pool3d_shape)
+_register_pool3d_op("MaxPool3DGrad", ["orig_input: TInput", "orig_output: TInput", "grad: T"],
+                    ["T: %s = float32" % _FLOAT32_OR_HALF,
+                     "TInput: %s = float32" % _FLOAT32_OR_HALF], _pool3d_grad_shape)
+_register_pool3d_op("MaxPool3DGradGrad", ["orig_input: T", "orig_output: T", "grad: T"],
+                    ["T: %s" % _REAL_NUMBERS], _max_pool3d_grad_grad_shape)
+
+
 
 def _register_with_attrs(op_type, inputs, outputs, attrs, shape_fn):
     builder = register_op(op_type)
@@ -602,3 +727,57 @@ _register_with_attrs(
                              "reserve_space_2: U", "reserve_space_3: U"],
     ["x_backprop: T", "scale_backprop: U", "offset_backprop: U", "reserve_space_4: U",
      "reserve_space_5: U"], _BATCH_NORM_ATTRS, _fused_batch_norm_grad_shape)
+
+
+# --- fractional pooling: windows of random sizes k and k + 1 ----------------------------------
+
+def _fractional_pool_shape(op):
+    """[batch, floor(height / ratio), floor(width / ratio), channels]; the two pooling
+    sequences, one boundary more than output rows (columns)."""
+    ratio = list(op.get_attr("pooling_ratio"))
+    if len(ratio) != 4:
+        raise ValueError("pooling_ratio field must specify 4 dimensions")
+    if ratio[0] != 1.0 or ratio[3] != 1.0:
+        raise ValueError("Fractional pooling is not yet supported on the batch nor channel "
+                         "dimension.")
+    if any(r < 1.0 for r in ratio):
+        raise ValueError("pooling_ratio cannot be smaller than 1, got: %s" % ratio)
+    dims = with_rank(op.inputs[0].shape, 4).as_list()
+    out = [None if d is None else int(d / r) for d, r in zip(dims, ratio)]
+    return [tensor_shape.TensorShape(out),
+            tensor_shape.TensorShape([None if out[1] is None else out[1] + 1]),
+            tensor_shape.TensorShape([None if out[2] is None else out[2] + 1])]
+
+
+_FRACTIONAL_POOL_ATTRS = ["pooling_ratio: list(float) >= 4", "pseudo_random: bool = false",
+                          "overlapping: bool = false", "deterministic: bool = false",
+                          "seed: int = 0", "seed2: int = 0"]
+_FRACTIONAL_SEQUENCES = ["row_pooling_sequence: int64", "col_pooling_sequence: int64"]
+
+
+
+def _register_fractional_pool(op_type):
+    """Stateful, as a random op is: its regions are drawn anew at every run (unless
+    `deterministic`), so it is never computed ahead of time."""
+    builder = register_op(op_type).input("value: T").output("output: T")
+    for spec in _FRACTIONAL_SEQUENCES:
+        builder.output(spec)
+    for spec in _FRACTIONAL_POOL_ATTRS + ["T: {float32, float64, int32, int64}"]:
+        builder.attr(spec)
+    builder.set_is_stateful().set_shape_fn(_fractional_pool_shape)
+
+
+_register_fractional_pool("FractionalMaxPool")
+_register_fractional_pool("FractionalAvgPool")
+_register_with_attrs("FractionalMaxPoolGrad",
+                     ["orig_input: T", "orig_output: T", "out_backprop: T"]
+                     + _FRACTIONAL_SEQUENCES,
+                     ["output: T"], ["overlapping: bool = false",
+                                     "T: {float32, float64, int32, int64}"],
+                     lambda op: [with_rank(op.inputs[0].shape, 4)])
+_register_with_attrs("FractionalAvgPoolGrad",
+                     ["orig_input_tensor_shape: int64", "out_backprop: T"]
+                     + _FRACTIONAL_SEQUENCES, ["output: T"],
+                     ["overlapping: bool = false", "T: {float32, float64, int32, int64}"],
+                     lambda op: [with_rank(tensor_util.constant_value_as_shape(op.inputs[0]),
+                                           4)])

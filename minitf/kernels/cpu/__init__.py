@@ -8,6 +8,7 @@ from minitf.kernels import runtime_ops  # noqa: F401
 from minitf.kernels.cpu import array_kernels  # noqa: F401
 from minitf.kernels.cpu import candidate_sampling_kernels  # noqa: F401
 from minitf.kernels.cpu import control_flow_kernels  # noqa: F401
+from minitf.kernels.cpu import ctc_kernels  # noqa: F401
 from minitf.kernels.cpu import data_flow_kernels  # noqa: F401
 from minitf.kernels.cpu import fused_kernels  # noqa: F401
 from minitf.kernels.cpu import io_kernels  # noqa: F401

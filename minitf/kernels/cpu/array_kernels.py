@@ -91,6 +91,11 @@ def stop_gradient(ctx, value):
     return value
 
 
+@register_kernel("PreventGradient", ALL_DEVICE_TYPES, is_expensive=False)
+def prevent_gradient(ctx, value):
+    return value
+
+
 @register_kernel("NoOp", ALL_DEVICE_TYPES, is_expensive=False)
 def no_op(ctx):
     return None

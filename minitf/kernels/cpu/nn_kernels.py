@@ -12,14 +12,24 @@ one big matrix, so that a convolution is a single matrix product (see
 `_Windows`). These too are written against `ctx.xp`, with only slicing,
 stacking and matmul, so they serve any array module.
 
+The 3-D convolution and poolings use the same windows with a depth axis.
 The file ends with DynamicPartition and ParallelDynamicStitch, the two
-data-flow ops a partitioned embedding lookup is built from.
+data-flow ops a partitioned embedding lookup is built from, and the
+fractional poolings, whose regions are 0/1 matrices over the rows and the
+columns.
 
 Mirrors `tensorflow/core/kernels/relu_op.h`, `softplus_op.h`, `softmax_op_functor.h`,
 `bias_op.cc`, `l2loss_op.cc`, `xent_op.h`, `sparse_xent_op.h`, `conv_ops.cc`,
 `conv_grad_input_ops.cc`, `conv_grad_filter_ops.cc`, `maxpooling_op.cc`,
-`avgpooling_op.cc`, `dynamic_partition_op.cc` and `dynamic_stitch_op.cc`.
+`avgpooling_op.cc`, `conv_ops_3d.cc`, `conv_grad_ops_3d.cc`, `pooling_ops_3d.cc`,
+`dynamic_partition_op.cc`, `dynamic_stitch_op.cc`, `fractional_max_pool_op.cc` and
+`fractional_avg_pool_op.cc`.
 """
+
+import itertools
+import math
+
+import numpy as np
 
 from minitf.framework.kernel_registry import ALL_DEVICE_TYPES
 from minitf.framework.kernel_registry import register_kernel
@@ -306,91 +316,96 @@ _PATCH_CHUNK_BYTES = 2 << 20
 
 
 class _Windows:
-    """Where a window sliding over the height and width of an NHWC tensor falls.
+    """Where a window sliding over the spatial axes of a channels-last tensor falls.
 
-    A window of kh x kw *taps*. For each tap (i, j), the padded-input pixels
-    it touches, over all output positions, form one strided slice:
+    The tensor is [N, spatial..., C]: NHWC for the 2-D ops, NDHWC for the
+    3-D ones. A window of kh x kw (or kd x kh x kw) *taps*. For each tap
+    (i, j), the padded-input pixels it touches, over all output positions,
+    form one strided slice:
 
         rows i * dilation_h, + stride_h, ...   (out_height of them)
         cols j * dilation_w, + stride_w, ...   (out_width of them)
 
-    Stacking the kh * kw slices gives the patches, [N, out_h, out_w, taps, C]
+    Stacking the slices of all taps gives the patches, [N, out..., taps, C]
     (im2col): a convolution is then one matrix product with the filter, a
     pooling a max or a mean over the taps. Gradients go the other way
     (col2im): each tap's slice of values is added back where it was taken
-    from; windows that overlap add up.
+    from; windows that overlap add up. Only the taps are looped over, never
+    the pixels.
     """
 
     def __init__(self, input_shape, window, strides, dilations, padding, explicit_pads):
-        self.input_shape = tuple(int(d) for d in input_shape)  # NHWC
-        self.window = window
-        self.strides = strides
-        self.dilations = dilations
-        out_h, pads_h = _output_size_and_pads(self.input_shape[1], window[0], strides[0],
-                                              dilations[0], padding, explicit_pads[0])
-        out_w, pads_w = _output_size_and_pads(self.input_shape[2], window[1], strides[1],
-                                              dilations[1], padding, explicit_pads[1])
-        self.output_hw = (out_h, out_w)
-        self.pads = (pads_h, pads_w)  # ((top, bottom), (left, right))
+        self.input_shape = tuple(int(d) for d in input_shape)  # [N, spatial..., C]
+        self.window = tuple(window)
+        self.strides = tuple(strides)
+        self.dilations = tuple(dilations)
+        sizes_and_pads = [_output_size_and_pads(*axis, padding, pads) for axis, pads in zip(
+            zip(self.input_shape[1:-1], self.window, self.strides, self.dilations),
+            explicit_pads)]
+        self.output_spatial = tuple(size for size, _ in sizes_and_pads)
+        self.pads = tuple(pads for _, pads in sizes_and_pads)  # (before, after) per axis
 
     @classmethod
     def for_conv(cls, input_shape, filter_shape, strides, dilations, padding, explicit_paddings,
                  data_format):
-        return cls(input_shape, filter_shape[:2], _spatial(strides, data_format),
+        window = filter_shape[:len(input_shape) - 2]
+        return cls(input_shape, window, _spatial(strides, data_format),
                    _spatial(dilations, data_format), padding,
                    _explicit_pairs(explicit_paddings, data_format))
 
     @classmethod
     def for_pool(cls, input_shape, ksize, strides, padding, data_format):
         _check_spatial_only(ksize, strides, data_format)
+        spatial_rank = len(ksize) - 2
         return cls(input_shape, _spatial(ksize, data_format), _spatial(strides, data_format),
-                   (1, 1), padding, ((0, 0), (0, 0)))
+                   (1,) * spatial_rank, padding, ((0, 0),) * spatial_rank)
 
     @property
     def num_taps(self):
-        return self.window[0] * self.window[1]
+        return math.prod(self.window)
 
     def output_shape(self, channels):
-        return (self.input_shape[0],) + self.output_hw + (channels,)
+        return (self.input_shape[0],) + self.output_spatial + (channels,)
+
+    def _interior(self):
+        """The index of the part of a padded array where the input lies."""
+        return (slice(None),) + tuple(slice(before, before + size) for (before, _), size in zip(
+            self.pads, self.input_shape[1:-1])) + (slice(None),)
+
+    def _padded_shape(self, batch, channels):
+        return (batch,) + tuple(size + before + after for size, (before, after) in zip(
+            self.input_shape[1:-1], self.pads)) + (channels,)
 
     def pad(self, xp, x, value):
         """`x` (any batch and channels) surrounded by `value` as the padding says."""
-        (top, bottom), (left, right) = self.pads
-        if top == bottom == left == right == 0:
+        if not any(before or after for before, after in self.pads):
             return x
-        n, h, w, c = x.shape
-        padded = xp.full((n, h + top + bottom, w + left + right, c), value, dtype=x.dtype)
-        padded[:, top:top + h, left:left + w, :] = x
+        padded = xp.full(self._padded_shape(x.shape[0], x.shape[-1]), value, dtype=x.dtype)
+        padded[self._interior()] = x
         return padded
 
     def crop(self, padded):
         """The inverse of `pad`: the part of a padded array where the input lies."""
-        (top, _), (left, _) = self.pads
-        _, h, w, _ = self.input_shape
-        return padded[:, top:top + h, left:left + w, :]
+        return padded[self._interior()]
 
     def tap_indices(self):
-        out_h, out_w = self.output_hw
-        for i in range(self.window[0]):
-            rows = _strided_run(i * self.dilations[0], out_h, self.strides[0])
-            for j in range(self.window[1]):
-                cols = _strided_run(j * self.dilations[1], out_w, self.strides[1])
-                yield (slice(None), rows, cols, slice(None))
+        """For each tap, in row-major order, the index of its strided view of a padded array."""
+        for tap in itertools.product(*(range(size) for size in self.window)):
+            yield (slice(None),) + tuple(
+                _strided_run(offset * dilation, count, stride) for offset, dilation, count, stride
+                in zip(tap, self.dilations, self.output_spatial, self.strides)) + (slice(None),)
 
     def extract_patches(self, xp, padded):
-        """im2col: [N, out_h, out_w, taps, C], the pixels of `padded` under each tap."""
-        return xp.stack([padded[index] for index in self.tap_indices()], axis=3)
+        """im2col: [N, out..., taps, C], the pixels of `padded` under each tap."""
+        return xp.stack([padded[index] for index in self.tap_indices()], axis=-2)
 
     def scatter_patches(self, xp, patches):
         """col2im, the transpose of extract_patches: an input-shaped sum of the patches
         (of the images `patches` has: the whole batch, or a chunk of it)."""
-        _, h, w, _ = self.input_shape
-        n = patches.shape[0]
-        (top, bottom), (left, right) = self.pads
-        padded = xp.zeros((n, h + top + bottom, w + left + right, patches.shape[-1]),
+        padded = xp.zeros(self._padded_shape(patches.shape[0], patches.shape[-1]),
                           dtype=patches.dtype)
         for tap, index in enumerate(self.tap_indices()):
-            padded[index] += patches[:, :, :, tap, :]
+            padded[index] += patches[..., tap, :]
         return self.crop(padded)
 
     def batch_chunks(self, row_bytes):
@@ -403,13 +418,9 @@ class _Windows:
         contraction does with its packed blocks).
         """
         batch = self.input_shape[0]
-        per_image = max(1, self.output_hw[0] * self.output_hw[1] * row_bytes)
+        per_image = max(1, math.prod(self.output_spatial) * row_bytes)
         images = max(1, min(batch, _PATCH_CHUNK_BYTES // per_image))
         return [slice(start, min(start + images, batch)) for start in range(0, batch, images)]
-
-    def tap_slices(self, padded):
-        """For each tap, in row-major order, the [N, out_h, out_w, C] view of `padded` under it."""
-        return [padded[index] for index in self.tap_indices()]
 
     def check_output(self, tensor, channels, what):
         expected = self.output_shape(channels)
@@ -420,19 +431,19 @@ class _Windows:
 
 
 def _spatial(values, data_format):
-    """(height, width) entries of a 4-value attr in `data_format` order."""
-    return (values[2], values[3]) if data_format == "NCHW" else (values[1], values[2])
+    """The spatial entries ((height, width), or (depth, height, width)) of a per-axis attr."""
+    return tuple(values[2:] if data_format.startswith("NC") else values[1:-1])
 
 
 def _explicit_pairs(explicit_paddings, data_format):
     if not explicit_paddings:
-        return (0, 0), (0, 0)
+        return ((0, 0),) * (len(data_format) - 2)
     pairs = [tuple(explicit_paddings[2 * i:2 * i + 2]) for i in range(4)]
     return _spatial(pairs, data_format)
 
 
 def _check_spatial_only(ksize, strides, data_format):
-    channel = 1 if data_format == "NCHW" else 3
+    channel = 1 if data_format.startswith("NC") else len(ksize) - 1
     if ksize[0] != 1 or strides[0] != 1 or ksize[channel] != 1 or strides[channel] != 1:
         raise invalid("Pooling is not yet supported on the batch or depth dimension "
                       "(minitf pools over height and width only).")
@@ -455,21 +466,21 @@ def _check_rank_4(name, x):
         raise invalid("%s must be 4-dimensional: %s" % (name, shape_text(x.shape)))
 
 
-def _host_shape(ctx, name, sizes):
-    """A 4-element int32 shape input (input_sizes, filter_sizes, ...) as a tuple of ints."""
+def _host_shape(ctx, name, sizes, rank=4):
+    """A `rank`-element shape input (input_sizes, filter_sizes, ...) as a tuple of ints."""
     host = ctx.device.copy_to_host(sizes).reshape(-1)
-    if sizes.ndim != 1 or host.size != 4:
-        raise invalid("%s must be a vector of 4 ints, got shape %s"
-                      % (name, shape_text(sizes.shape)))
+    if sizes.ndim != 1 or host.size != rank:
+        raise invalid("%s must be a vector of %d ints, got shape %s"
+                      % (name, rank, shape_text(sizes.shape)))
     if (host < 0).any():
         raise invalid("%s must not be negative, got %s" % (name, host.tolist()))
     return tuple(int(d) for d in host)
 
 
-def _check_conv_operands(x_nhwc, filter_shape):
-    if x_nhwc.shape[3] != filter_shape[2]:
+def _check_conv_operands(x_channels_last, filter_shape):
+    if x_channels_last.shape[-1] != filter_shape[-2]:
         raise invalid("input and filter must have the same depth: %d vs %d"
-                      % (x_nhwc.shape[3], filter_shape[2]))
+                      % (x_channels_last.shape[-1], filter_shape[-2]))
 
 
 def _backprop_input_operands(ctx, input_sizes, filter, out_backprop, data_format):  # noqa: A002
@@ -504,15 +515,21 @@ def conv2d(ctx, input, filter, *, strides, padding, explicit_paddings,  # noqa: 
     _check_conv_operands(x, filter.shape)
     windows = _Windows.for_conv(x.shape, filter.shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
+    return _from_nhwc(xp, _convolve(xp, windows, x, filter), data_format)
+
+
+def _convolve(xp, windows, x, filter):  # noqa: A002
+    """Channels last: [N*out..., taps*C_in] patches times the [taps*C_in, C_out] filter, a few
+    images at a time (`_Windows.batch_chunks`)."""
     padded = windows.pad(xp, x, 0)
-    out_channels = filter.shape[3]
+    out_channels = filter.shape[-1]
     filter_rows = xp.reshape(filter, (-1, out_channels))
-    row_length = windows.num_taps * x.shape[3]
+    row_length = windows.num_taps * x.shape[-1]
     output = xp.empty(windows.output_shape(out_channels), dtype=x.dtype)
     for images in windows.batch_chunks(row_length * x.dtype.itemsize):
         rows = xp.reshape(windows.extract_patches(xp, padded[images]), (-1, row_length))
         output[images] = xp.reshape(xp.matmul(rows, filter_rows), output[images].shape)
-    return _from_nhwc(xp, output, data_format)
+    return output
 
 
 @register_kernel("Conv2DBackpropInput", ALL_DEVICE_TYPES)
@@ -524,19 +541,24 @@ def conv2d_backprop_input(ctx, input_sizes, filter, out_backprop, *, strides, pa
                                                  data_format)
     windows = _Windows.for_conv(input_shape, filter.shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
-    out_channels = filter.shape[3]
-    windows.check_output(grad, out_channels, "Conv2DBackpropInput: out_backprop")
+    windows.check_output(grad, filter.shape[3], "Conv2DBackpropInput: out_backprop")
+    return _from_nhwc(xp, _convolve_backprop_input(xp, windows, filter, grad), data_format)
+
+
+def _convolve_backprop_input(xp, windows, filter, grad):  # noqa: A002
+    """Channels last: each output gradient times the filter is its patch's gradient; col2im."""
+    out_channels = filter.shape[-1]
     # A contiguous copy of the (small) transposed filter: NumPy's matmul with a
     # transposed view of it can be many times slower.
     filter_rows = xp.ascontiguousarray(xp.transpose(xp.reshape(filter, (-1, out_channels))))
-    input_grad = xp.empty(input_shape, dtype=grad.dtype)
-    row_bytes = windows.num_taps * input_shape[3] * grad.dtype.itemsize
-    for images in windows.batch_chunks(row_bytes):
+    in_channels = filter.shape[-2]
+    input_grad = xp.empty(windows.input_shape, dtype=grad.dtype)
+    for images in windows.batch_chunks(windows.num_taps * in_channels * grad.dtype.itemsize):
         patch_grads = xp.matmul(xp.reshape(grad[images], (-1, out_channels)), filter_rows)
-        patch_grads = xp.reshape(patch_grads, tuple(grad[images].shape[:3])
-                                 + (windows.num_taps, input_shape[3]))
+        patch_grads = xp.reshape(patch_grads, tuple(grad[images].shape[:-1])
+                                 + (windows.num_taps, in_channels))
         input_grad[images] = windows.scatter_patches(xp, patch_grads)
-    return _from_nhwc(xp, input_grad, data_format)
+    return input_grad
 
 
 @register_kernel("Conv2DBackpropFilter", ALL_DEVICE_TYPES)
@@ -548,10 +570,16 @@ def conv2d_backprop_filter(ctx, input, filter_sizes, out_backprop, *, strides,  
                                                       data_format)
     windows = _Windows.for_conv(x.shape, filter_shape, strides, dilations, padding,
                                 explicit_paddings, data_format)
-    out_channels = filter_shape[3]
-    windows.check_output(grad, out_channels, "Conv2DBackpropFilter: out_backprop")
+    windows.check_output(grad, filter_shape[3], "Conv2DBackpropFilter: out_backprop")
+    return _convolve_backprop_filter(xp, windows, x, grad, filter_shape)
+
+
+def _convolve_backprop_filter(xp, windows, x, grad, filter_shape):
+    """Channels last: the patches, transposed, times the output gradients, summed over
+    chunks of the batch."""
     padded = windows.pad(xp, x, 0)
-    row_length = windows.num_taps * x.shape[3]
+    row_length = windows.num_taps * x.shape[-1]
+    out_channels = filter_shape[-1]
     filter_grad = xp.zeros((row_length, out_channels), dtype=x.dtype)
     for images in windows.batch_chunks(row_length * x.dtype.itemsize):
         rows = xp.reshape(windows.extract_patches(xp, padded[images]), (-1, row_length))
@@ -561,46 +589,29 @@ def conv2d_backprop_filter(ctx, input, filter_sizes, out_backprop, *, strides,  
 
 
 def _max_pool_winners(xp, windows, x):
-    """[N, out_h, out_w, C]: the tap holding each window's maximum (the first, on ties)."""
+    """[N, out..., C]: the tap holding each window's maximum (the first, on ties)."""
     patches = windows.extract_patches(xp, windows.pad(xp, x, max_identity(x.dtype)))
-    return xp.argmax(patches, axis=3)
+    return xp.argmax(patches, axis=-2)
 
 
-@register_kernel("MaxPool", ALL_DEVICE_TYPES)
-def max_pool(ctx, input, *, ksize, strides, padding, data_format):  # noqa: A002
-    """The running maximum over the taps' views: no [N, h, w, taps, C] patches are made."""
-    xp = ctx.xp
-    _check_rank_4("input", input)
-    x = _to_nhwc(xp, input, data_format)
-    windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
-    return _from_nhwc(xp, _window_maxima(xp, windows, x), data_format)
-
-
-def _window_maxima(xp, windows, x):
-    taps = windows.tap_slices(windows.pad(xp, x, max_identity(x.dtype)))
-    maxima = xp.array(taps[0])
-    for tap in taps[1:]:
-        xp.maximum(maxima, tap, out=maxima)  # NaN wins, as in np.max
+def _max_pool(xp, windows, x):
+    """The running maximum over the taps' strided views: no patches are stacked."""
+    padded = windows.pad(xp, x, max_identity(x.dtype))
+    taps = windows.tap_indices()
+    maxima = xp.array(padded[next(taps)])
+    for index in taps:
+        xp.maximum(maxima, padded[index], out=maxima)  # NaN wins, as in np.max
     return maxima
 
 
-@register_kernel("MaxPoolGrad", ALL_DEVICE_TYPES)
-def max_pool_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding,
-                  data_format):
+def _max_pool_backprop(xp, windows, x, grad):
     """Each window's gradient goes to the input element that won its max, as in TF's CPU kernel.
 
     The winner is the first tap (in row-major order) holding the window's
     maximum. Tap by tap, the windows it wins that no earlier tap won get
-    their gradient added where the tap reads. The maxima are recomputed
-    from `orig_input`; `orig_output` is not needed.
+    their gradient added where the tap reads.
     """
-    xp = ctx.xp
-    _check_rank_4("orig_input", orig_input)
-    x = _to_nhwc(xp, orig_input, data_format)
-    grad = _to_nhwc(xp, grad, data_format)
-    windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
-    windows.check_output(grad, x.shape[3], "MaxPoolGrad: grad")
-    maxima = _window_maxima(xp, windows, x)
+    maxima = _max_pool(xp, windows, x)
     nan_windows = maxima != maxima  # where NaN is the maximum, the first NaN wins
     if not nan_windows.any():
         nan_windows = None
@@ -619,7 +630,47 @@ def max_pool_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding
             wins &= ~claimed
             claimed |= wins
         padded_grad[index] += xp.where(wins, grad, zero)
-    return _from_nhwc(xp, windows.crop(padded_grad), data_format)
+    return windows.crop(padded_grad)
+
+
+def _max_pool_grad_grad(xp, windows, x, grad):
+    """For each window, the input-shaped `grad` at the element that won the window's max."""
+    if tuple(grad.shape) != tuple(x.shape):
+        raise invalid("grad must have the shape of orig_input: %s vs %s"
+                      % (shape_text(grad.shape), shape_text(x.shape)))
+    winners = _max_pool_winners(xp, windows, x)
+    grad_patches = windows.extract_patches(xp, windows.pad(xp, grad, 0))
+    picked = xp.take_along_axis(grad_patches, winners[..., None, :], axis=-2)
+    return picked[..., 0, :]
+
+
+@register_kernel("MaxPool", ALL_DEVICE_TYPES)
+def max_pool(ctx, input, *, ksize, strides, padding, data_format):  # noqa: A002
+    """The running maximum over the taps' views: no [N, h, w, taps, C] patches are made."""
+    xp = ctx.xp
+    _check_rank_4("input", input)
+    x = _to_nhwc(xp, input, data_format)
+    windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
+    return _from_nhwc(xp, _max_pool(xp, windows, x), data_format)
+
+
+@register_kernel("MaxPoolGrad", ALL_DEVICE_TYPES)
+def max_pool_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding,
+                  data_format):
+    """Each window's gradient goes to the input element that won its max, as in TF's CPU kernel.
+
+    The winner is the first tap (in row-major order) holding the window's
+    maximum. Tap by tap, the windows it wins that no earlier tap won get
+    their gradient added where the tap reads. The maxima are recomputed
+    from `orig_input`; `orig_output` is not needed.
+    """
+    xp = ctx.xp
+    _check_rank_4("orig_input", orig_input)
+    x = _to_nhwc(xp, orig_input, data_format)
+    grad = _to_nhwc(xp, grad, data_format)
+    windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
+    windows.check_output(grad, x.shape[3], "MaxPoolGrad: grad")
+    return _from_nhwc(xp, _max_pool_backprop(xp, windows, x, grad), data_format)
 
 
 @register_kernel("MaxPoolGradGrad", ALL_DEVICE_TYPES)
@@ -630,14 +681,8 @@ def max_pool_grad_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, pa
     _check_rank_4("orig_input", orig_input)
     x = _to_nhwc(xp, orig_input, data_format)
     grad = _to_nhwc(xp, grad, data_format)
-    if tuple(grad.shape) != tuple(x.shape):
-        raise invalid("grad must have the shape of orig_input: %s vs %s"
-                      % (shape_text(grad.shape), shape_text(x.shape)))
     windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
-    winners = _max_pool_winners(xp, windows, x)
-    grad_patches = windows.extract_patches(xp, windows.pad(xp, grad, 0))
-    picked = xp.take_along_axis(grad_patches, winners[:, :, :, None, :], axis=3)
-    return _from_nhwc(xp, picked[:, :, :, 0, :], data_format)
+    return _from_nhwc(xp, _max_pool_grad_grad(xp, windows, x, grad), data_format)
 
 
 
@@ -650,7 +695,7 @@ def _argmax_positions(xp, windows, winners, include_batch_in_index):
     `include_batch_in_index`.
     """
     n, height, width, channels = windows.input_shape
-    out_h, out_w = windows.output_hw
+    out_h, out_w = windows.output_spatial
     (top, _), (left, _) = windows.pads
     tap_row, tap_col = winners // windows.window[1], winners % windows.window[1]
     rows = xp.arange(out_h).reshape(1, -1, 1, 1) * windows.strides[0] + tap_row - top
@@ -755,9 +800,9 @@ def dilation2d_backprop_filter(ctx, input, filter, out_backprop, *, strides,  # 
 
 
 def _window_sizes(xp, windows, dtype):
-    """[1, out_h, out_w, 1]: how many real (not padding) input elements each window covers."""
-    ones = xp.ones((1,) + windows.input_shape[1:3] + (1,), dtype=dtype)
-    return xp.sum(windows.extract_patches(xp, windows.pad(xp, ones, 0)), axis=3)
+    """[1, out..., 1]: how many real (not padding) input elements each window covers."""
+    ones = xp.ones((1,) + windows.input_shape[1:-1] + (1,), dtype=dtype)
+    return xp.sum(windows.extract_patches(xp, windows.pad(xp, ones, 0)), axis=-2)
 
 
 @register_kernel("AvgPool", ALL_DEVICE_TYPES)
@@ -767,8 +812,12 @@ def avg_pool(ctx, value, *, ksize, strides, padding, data_format):
     _check_rank_4("value", value)
     x = _to_nhwc(xp, value, data_format)
     windows = _Windows.for_pool(x.shape, ksize, strides, padding, data_format)
-    sums = xp.sum(windows.extract_patches(xp, windows.pad(xp, x, 0)), axis=3)
-    return _from_nhwc(xp, sums / _window_sizes(xp, windows, x.dtype), data_format)
+    return _from_nhwc(xp, _avg_pool(xp, windows, x), data_format)
+
+
+def _avg_pool(xp, windows, x):
+    sums = xp.sum(windows.extract_patches(xp, windows.pad(xp, x, 0)), axis=-2)
+    return sums / _window_sizes(xp, windows, x.dtype)
 
 
 @register_kernel("AvgPoolGrad", ALL_DEVICE_TYPES)
@@ -781,10 +830,135 @@ def avg_pool_grad(ctx, orig_input_shape, grad, *, ksize, strides, padding, data_
     grad = _to_nhwc(xp, grad, data_format)
     windows = _Windows.for_pool(input_shape, ksize, strides, padding, data_format)
     windows.check_output(grad, input_shape[3], "AvgPoolGrad: grad")
+    return _from_nhwc(xp, _avg_pool_backprop(xp, windows, grad), data_format)
+
+
+def _avg_pool_backprop(xp, windows, grad):
+    """Each window's gradient, divided by its size, goes to every element of the window."""
     shares = grad / _window_sizes(xp, windows, grad.dtype)
-    patches = xp.broadcast_to(shares[:, :, :, None, :],
-                              shares.shape[:3] + (windows.num_taps, shares.shape[3]))
-    return _from_nhwc(xp, windows.scatter_patches(xp, patches), data_format)
+    patches = xp.broadcast_to(shares[..., None, :],
+                              shares.shape[:-1] + (windows.num_taps, shares.shape[-1]))
+    return windows.scatter_patches(xp, patches)
+
+
+# --- the 3-D convolution and poolings: the same windows over depth, height and width ---------
+
+def _check_rank_5(**tensors):
+    for name, x in tensors.items():
+        if x.ndim != 5:
+            raise invalid("%s must be 5-dimensional: %s" % (name, shape_text(x.shape)))
+
+
+def _volume_shape_input(ctx, name, sizes, data_format):
+    """A 5-element shape input as an NDHWC shape."""
+    shape = _host_shape(ctx, name, sizes, rank=5)
+    return shape[:1] + shape[2:] + shape[1:2] if data_format == "NCDHW" else shape
+
+
+def _conv3d_windows(input_shape, filter_shape, strides, dilations, padding, data_format):
+    return _Windows.for_conv(input_shape, filter_shape, strides, dilations, padding, [],
+                             data_format)
+
+
+@register_kernel("Conv3D", ALL_DEVICE_TYPES)
+def conv3d(ctx, input, filter, *, strides, padding, data_format, dilations):  # noqa: A002
+    """Conv2D's one matrix product, with windows of kd x kh x kw taps."""
+    xp = ctx.xp
+    _check_rank_5(input=input, filter=filter)
+    x = _to_channels_last(xp, input, data_format)
+    _check_conv_operands(x, filter.shape)
+    windows = _conv3d_windows(x.shape, filter.shape, strides, dilations, padding, data_format)
+    return _from_channels_last(xp, _convolve(xp, windows, x, filter), data_format)
+
+
+@register_kernel("Conv3DBackpropInputV2", ALL_DEVICE_TYPES)
+def conv3d_backprop_input(ctx, input_sizes, filter, out_backprop, *, strides,  # noqa: A002
+                          padding, data_format, dilations):
+    xp = ctx.xp
+    _check_rank_5(filter=filter, out_backprop=out_backprop)
+    input_shape = _volume_shape_input(ctx, "input_sizes", input_sizes, data_format)
+    if input_shape[-1] != filter.shape[3]:
+        raise invalid("input and filter must have the same depth: %d vs %d"
+                      % (input_shape[-1], filter.shape[3]))
+    grad = _to_channels_last(xp, out_backprop, data_format)
+    windows = _conv3d_windows(input_shape, filter.shape, strides, dilations, padding,
+                              data_format)
+    windows.check_output(grad, filter.shape[4], "Conv3DBackpropInputV2: out_backprop")
+    return _from_channels_last(xp, _convolve_backprop_input(xp, windows, filter, grad),
+                               data_format)
+
+
+@register_kernel("Conv3DBackpropFilterV2", ALL_DEVICE_TYPES)
+def conv3d_backprop_filter(ctx, input, filter_sizes, out_backprop, *, strides,  # noqa: A002
+                           padding, data_format, dilations):
+    xp = ctx.xp
+    _check_rank_5(input=input, out_backprop=out_backprop)
+    filter_shape = _host_shape(ctx, "filter_sizes", filter_sizes, rank=5)
+    x = _to_channels_last(xp, input, data_format)
+    _check_conv_operands(x, filter_shape)
+    grad = _to_channels_last(xp, out_backprop, data_format)
+    windows = _conv3d_windows(x.shape, filter_shape, strides, dilations, padding, data_format)
+    windows.check_output(grad, filter_shape[4], "Conv3DBackpropFilterV2: out_backprop")
+    return _convolve_backprop_filter(xp, windows, x, grad, filter_shape)
+
+
+def _pool3d_operands(xp, name, x, ksize, strides, padding, data_format):
+    """The windows and the channels-last `x` of a 3-D pooling op."""
+    _check_rank_5(**{name: x})
+    x = _to_channels_last(xp, x, data_format)
+    return _Windows.for_pool(x.shape, ksize, strides, padding, data_format), x
+
+
+@register_kernel("MaxPool3D", ALL_DEVICE_TYPES)
+def max_pool3d(ctx, input, *, ksize, strides, padding, data_format):  # noqa: A002
+    return _pool3d(ctx.xp, _max_pool, input, ksize, strides, padding, data_format)
+
+
+def _pool3d(xp, pool, input, ksize, strides, padding, data_format):  # noqa: A002
+    windows, x = _pool3d_operands(xp, "input", input, ksize, strides, padding, data_format)
+    return _from_channels_last(xp, pool(xp, windows, x), data_format)
+
+
+@register_kernel("MaxPool3DGrad", ALL_DEVICE_TYPES)
+def max_pool3d_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding,
+                    data_format, T):  # noqa: N803 - TF's attr name
+    def routed(xp, windows, x, grad):
+        windows.check_output(grad, x.shape[-1], "MaxPool3DGrad: grad")
+        return _max_pool_backprop(xp, windows, x, grad.astype(x.dtype)).astype(T.as_numpy_dtype)
+    return _max_pool3d_backward(ctx.xp, routed, orig_input, grad, ksize, strides, padding,
+                                data_format)
+
+
+@register_kernel("MaxPool3DGradGrad", ALL_DEVICE_TYPES)
+def max_pool3d_grad_grad(ctx, orig_input, orig_output, grad, *, ksize, strides, padding,
+                         data_format):
+    return _max_pool3d_backward(ctx.xp, _max_pool_grad_grad, orig_input, grad, ksize, strides,
+                                padding, data_format)
+
+
+def _max_pool3d_backward(xp, compute, orig_input, grad, ksize, strides, padding, data_format):
+    """`compute(xp, windows, x, grad)` on the channels-last operands, laid out back."""
+    windows, x = _pool3d_operands(xp, "orig_input", orig_input, ksize, strides, padding,
+                                  data_format)
+    result = compute(xp, windows, x, _to_channels_last(xp, grad, data_format))
+    return _from_channels_last(xp, result, data_format)
+
+
+@register_kernel("AvgPool3D", ALL_DEVICE_TYPES)
+def avg_pool3d(ctx, input, *, ksize, strides, padding, data_format):  # noqa: A002
+    """The window means, padding not counted, as AvgPool."""
+    return _pool3d(ctx.xp, _avg_pool, input, ksize, strides, padding, data_format)
+
+
+@register_kernel("AvgPool3DGrad", ALL_DEVICE_TYPES)
+def avg_pool3d_grad(ctx, orig_input_shape, grad, *, ksize, strides, padding, data_format):
+    xp = ctx.xp
+    _check_rank_5(grad=grad)
+    input_shape = _volume_shape_input(ctx, "orig_input_shape", orig_input_shape, data_format)
+    windows = _Windows.for_pool(input_shape, ksize, strides, padding, data_format)
+    grad = _to_channels_last(xp, grad, data_format)
+    windows.check_output(grad, input_shape[-1], "AvgPool3DGrad: grad")
+    return _from_channels_last(xp, _avg_pool_backprop(xp, windows, grad), data_format)
 
 
 # --- depthwise convolution: a filter (or `multiplier` of them) per input channel ---------------
@@ -1086,3 +1260,135 @@ def parallel_dynamic_stitch(ctx, *indices_then_data, N):
         if index.size:
             merged[xp.reshape(index, (-1,))] = xp.reshape(values, (-1,) + row_shape)
     return merged
+
+
+# --- fractional pooling: pooling regions of random sizes k and k + 1 ---------------------------
+
+def _pooling_generator(ctx, seed, seed2, deterministic):
+    """The generator of the pooling regions: new per run (from the seeds) when
+    `deterministic`, else the node's own, seeded once."""
+    if deterministic:
+        return np.random.default_rng([seed, seed2])
+    if seed == 0 and seed2 == 0:
+        return ctx.state.setdefault("generator", np.random.default_rng())
+    return ctx.state.setdefault("generator", np.random.default_rng([seed, seed2]))
+
+
+def _pooling_sequence(generator, input_length, output_length, pseudo_random):
+    """The region boundaries 0 = s_0 < s_1 < ... < s_out = input_length, each region
+    k = input_length // output_length or k + 1 long (Graham, Fractional Max-Pooling)."""
+    if output_length <= 0:
+        raise invalid("pooling_ratio is too large: the output would be empty "
+                      "(input length %d)" % input_length)
+    k = input_length // output_length
+    if input_length % output_length == 0:
+        lengths = np.full(output_length, k)
+    elif pseudo_random:
+        alpha = input_length / output_length
+        u = generator.random() * min((k + 2) / alpha - 1,
+                                     (input_length + 1 - k) / alpha - (output_length - 1))
+        cumulative = np.concatenate([[1], np.ceil(alpha * (np.arange(1, output_length) + u)),
+                                     [input_length + 1]]).astype(np.int64)
+        lengths = np.diff(cumulative)
+    else:
+        lengths = np.full(output_length, k)
+        lengths[:input_length % output_length] += 1
+        generator.shuffle(lengths)
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int64)
+
+
+def _region_matrix(sequence, input_length, overlapping):
+    """[regions, input_length] 0/1: which inputs each region covers (with `overlapping`,
+    also the first input of the next region)."""
+    positions = np.arange(input_length)
+    starts, ends = sequence[:-1, None], sequence[1:, None]
+    if overlapping:
+        ends = np.minimum(ends + 1, input_length)
+    return (positions >= starts) & (positions < ends)
+
+
+def _fractional_operands(ctx, value, pooling_ratio, pseudo_random, overlapping, deterministic,
+                         seed, seed2):
+    if value.ndim != 4:
+        raise invalid("input must be 4-dimensional: %s" % shape_text(value.shape))
+    generator = _pooling_generator(ctx, seed, seed2, deterministic)
+    _, height, width, _ = value.shape
+    rows = _pooling_sequence(generator, height, int(height / pooling_ratio[1]), pseudo_random)
+    cols = _pooling_sequence(generator, width, int(width / pooling_ratio[2]), pseudo_random)
+    return rows, cols, _region_matrix(rows, height, overlapping), _region_matrix(
+        cols, width, overlapping)
+
+
+def _masked_max(xp, x, row_regions, col_regions):
+    """max over each region: [N, out_h, out_w, C], one region row at a time."""
+    lowest = max_identity(x.dtype)
+    out = []
+    for rows in row_regions:
+        band = xp.max(x[:, rows], axis=1)  # [N, W, C]
+        out.append(xp.max(xp.where(col_regions[None, :, :, None], band[:, None], lowest),
+                          axis=2))
+    return xp.stack(out, axis=1)
+
+
+@register_kernel("FractionalMaxPool")
+def fractional_max_pool(ctx, value, *, pooling_ratio, pseudo_random, overlapping,
+                        deterministic, seed, seed2):
+    rows, cols, row_regions, col_regions = _fractional_operands(
+        ctx, value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2)
+    return _masked_max(ctx.xp, value, row_regions, col_regions), rows, cols
+
+
+@register_kernel("FractionalAvgPool")
+def fractional_avg_pool(ctx, value, *, pooling_ratio, pseudo_random, overlapping,
+                        deterministic, seed, seed2):
+    """Each region's mean: one product with each region matrix, divided by the sizes."""
+    rows, cols, row_regions, col_regions = _fractional_operands(
+        ctx, value, pooling_ratio, pseudo_random, overlapping, deterministic, seed, seed2)
+    sums = np.einsum("ih,nhwc,jw->nijc", row_regions * 1.0, value, col_regions * 1.0)
+    sizes = np.outer(row_regions.sum(1), col_regions.sum(1))[None, :, :, None]
+    return (sums / sizes).astype(value.dtype), rows, cols
+
+
+def _regions_from_sequences(row_pooling_sequence, col_pooling_sequence, shape, overlapping):
+    return (_region_matrix(row_pooling_sequence, shape[1], overlapping),
+            _region_matrix(col_pooling_sequence, shape[2], overlapping))
+
+
+@register_kernel("FractionalMaxPoolGrad")
+def fractional_max_pool_grad(ctx, orig_input, orig_output, out_backprop, row_pooling_sequence,
+                             col_pooling_sequence, *, overlapping):
+    """Each region's gradient goes to the first (row-major) element holding its maximum."""
+    row_regions, col_regions = _regions_from_sequences(row_pooling_sequence,
+                                                       col_pooling_sequence,
+                                                       orig_input.shape, overlapping)
+    if tuple(out_backprop.shape) != (orig_input.shape[0], len(row_regions), len(col_regions),
+                                     orig_input.shape[3]):
+        raise invalid("out_backprop must have the shape of the pooled output, got %s"
+                      % shape_text(out_backprop.shape))
+    n, height, width, channels = orig_input.shape
+    inside = row_regions[:, None, :, None] & col_regions[None, :, None, :]  # [i, j, h, w]
+    lowest = max_identity(orig_input.dtype)
+    values = np.where(inside[None, :, :, :, :, None], orig_input[:, None, None], lowest)
+    flat = values.reshape(n, len(row_regions), len(col_regions), height * width, channels)
+    winners = np.argmax(flat, axis=3)  # [N, out_h, out_w, C], the first maximum
+    grad = np.zeros((n, height * width, channels), dtype=out_backprop.dtype)
+    batch = np.arange(n)[:, None, None, None]
+    channel = np.arange(channels)[None, None, None, :]
+    np.add.at(grad, (batch, winners, channel), out_backprop)
+    return grad.reshape(orig_input.shape)
+
+
+@register_kernel("FractionalAvgPoolGrad")
+def fractional_avg_pool_grad(ctx, orig_input_tensor_shape, out_backprop, row_pooling_sequence,
+                             col_pooling_sequence, *, overlapping):
+    """Each region's gradient shared equally among its elements."""
+    shape = tuple(int(d) for d in orig_input_tensor_shape)
+    if len(shape) != 4:
+        raise invalid("original input tensor shape must be 1-dimensional and 4 elements, "
+                      "got %s" % (shape,))
+    row_regions, col_regions = _regions_from_sequences(row_pooling_sequence,
+                                                       col_pooling_sequence, shape,
+                                                       overlapping)
+    sizes = np.outer(row_regions.sum(1), col_regions.sum(1))[None, :, :, None]
+    return np.einsum("ih,nijc,jw->nhwc", row_regions * 1.0, out_backprop / sizes,
+                     col_regions * 1.0).astype(out_backprop.dtype)
