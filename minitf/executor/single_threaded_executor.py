@@ -141,7 +141,7 @@ def _fast_entry(scheduled):
     simple = (scheduled.expected_dtype is not None and not scheduled.deref_slots
               and len(scheduled.output_places) == 1 and not scheduled.forward_slots)
     output_place = scheduled.output_places[0] if simple else None
-    return (scheduled, scheduled.fn if simple else None, scheduled.kwargs,
+    return (scheduled, scheduled.node, scheduled.fn if simple else None, scheduled.kwargs,
             _gatherer(scheduled.input_places), scheduled.dying_places, output_place,
             scheduled.expected_dtype)
 
@@ -272,7 +272,8 @@ class FlatScheduleState:
         step = self.step
         values = list(self.schedule.initial_values)
         new_context = OpKernelContext
-        for (scheduled, fn, kwargs, gather, dying_places, output_place,
+        result = None
+        for (scheduled, node, fn, kwargs, gather, dying_places, output_place,
              expected) in self.schedule.fast_order:
             if step.error is not None:
                 return
@@ -280,7 +281,9 @@ class FlatScheduleState:
             for place in dying_places:
                 values[place] = None
             if fn is None:
-                args = list(args)  # (the tuple goes: the list is the inputs' one holder)
+                # `values` and the list made here must be the inputs' only holders, for a
+                # kernel that may write into one (buffer forwarding): drop the others.
+                args, result = list(args), None
                 outputs = self._run_kernel(scheduled, args)
                 if outputs is None:
                     return
@@ -288,17 +291,15 @@ class FlatScheduleState:
                 args = outputs = None
                 continue
             try:
-                result = fn(new_context(scheduled.node, step), *args, **kwargs)
-                args = None  # the kernel's inputs die with it, not at the next node
+                result = fn(new_context(node, step), *args, **kwargs)
                 if getattr(result, "dtype", None) is not expected:
-                    check_outputs(scheduled.node, result)
+                    check_outputs(node, result)
             except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
                 if step.error is None:
-                    step.abort(as_op_error(scheduled.node, e))
+                    step.abort(as_op_error(node, e))
                 return
             if output_place is not None:
                 values[output_place] = result
-            result = None  # `values` must be the tensors' one holder (buffer forwarding)
         self.completed = self.num_root_nodes
 
     def _run_kernel(self, scheduled, args):
