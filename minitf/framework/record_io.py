@@ -46,9 +46,8 @@ _ZLIB_WINDOW_BITS = zlib.MAX_WBITS
 _READ_CHUNK = 1 << 18
 
 
-def masked_crc32c(data):
-    """The CRC32C of `data`, masked as TFRecord stores it (`minitf/framework/crc32c.py`)."""
-    return crc32c.mask(crc32c.value(data))
+# The CRC32C of some bytes, masked as TFRecord stores it (`minitf/framework/crc32c.py`).
+masked_crc32c = crc32c.masked_value
 
 
 def check_compression_type(compression_type):
@@ -165,21 +164,24 @@ class RecordReader:
 
     def read(self):
         start = self.offset
-        available = self._available(_HEADER.size)
-        if available == 0:
-            return None
-        if available < _HEADER.size:
-            raise self._data_loss(start, "truncated record")
+        if len(self._chunk) - self._position < _HEADER.size:  # the header is not all there
+            available = self._available(_HEADER.size)
+            if available == 0:
+                return None
+            if available < _HEADER.size:
+                raise self._data_loss(start, "truncated record")
         chunk, position = self._chunk, self._position
         length, length_crc = _HEADER.unpack_from(chunk, position)
         if masked_crc32c(chunk[position:position + 8]) != length_crc:
             raise self._data_loss(start, "corrupted record")
         size = _HEADER.size + length + _FOOTER.size
-        if self._available(size) < size:
-            raise self._data_loss(start, "truncated record")
-        chunk, position = self._chunk, self._position
-        data = chunk[position + _HEADER.size:position + _HEADER.size + length]
-        (data_crc,) = _FOOTER.unpack_from(chunk, position + _HEADER.size + length)
+        if len(chunk) - position < size:  # the record runs past the chunk
+            if self._available(size) < size:
+                raise self._data_loss(start, "truncated record")
+            chunk, position = self._chunk, self._position
+        data_start = position + _HEADER.size
+        data = chunk[data_start:data_start + length]
+        (data_crc,) = _FOOTER.unpack_from(chunk, data_start + length)
         if masked_crc32c(data) != data_crc:
             raise self._data_loss(start, "corrupted record")
         self._position = position + size
@@ -190,11 +192,7 @@ class RecordReader:
         return errors.DataLossError(None, None, "%s at %d in %s" % (what, offset, self.filename))
 
     def __iter__(self):
-        while True:
-            record = self.read()
-            if record is None:
-                return
-            yield record
+        return iter(self.read, None)  # `read` until it returns None, without a Python frame
 
     def close(self):
         self._file.close()
