@@ -191,8 +191,49 @@ class RecordReader:
     def _data_loss(self, offset, what):
         return errors.DataLossError(None, None, "%s at %d in %s" % (what, offset, self.filename))
 
+    def read_some(self):
+        """The next records, at least one unless the file has ended (then an empty list).
+
+        The fast path of iterating: every record that lies whole in the
+        current chunk is cut out in one loop, its checksums computed by the
+        library's function with no Python call around them. At the first
+        record that does not fit (it runs past the chunk, or a checksum is
+        wrong) the loop stops; if nothing was cut, `read` takes that record:
+        it fetches more of the file, or raises the DataLossError, only after
+        every good record before it has been returned.
+        """
+        records = self._whole_records_in_chunk()
+        if records:
+            return records
+        record = self.read()
+        return [] if record is None else [record]
+
+    def _whole_records_in_chunk(self):
+        crc, unmask = crc32c.value_of_bytes(), crc32c.unmask
+        chunk, position = self._chunk, self._position
+        records = []
+        while len(chunk) - position >= _HEADER.size:
+            length, length_crc = _HEADER.unpack_from(chunk, position)
+            data_start = position + _HEADER.size
+            data_end = data_start + length
+            if (data_end + _FOOTER.size > len(chunk)
+                    or crc(chunk[position:position + 8]) != unmask(length_crc)):
+                break
+            data = chunk[data_start:data_end]
+            if crc(data) != unmask(_FOOTER.unpack_from(chunk, data_end)[0]):
+                break
+            records.append(data)
+            position = data_end + _FOOTER.size
+        self.offset += position - self._position
+        self._position = position
+        return records
+
     def __iter__(self):
-        return iter(self.read, None)  # `read` until it returns None, without a Python frame
+        while True:
+            records = self.read_some()
+            if not records:
+                return
+            yield from records
 
     def close(self):
         self._file.close()
