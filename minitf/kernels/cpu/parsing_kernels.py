@@ -238,9 +238,10 @@ def _sparse_output(feature_maps, spec, names):
     features = [feature_map.get(spec.key) for feature_map in feature_maps]
     rows = [() if feature is None else values_of(feature) for feature in features]
     counts = list(map(len, rows))
-    for i in [i for i, count in enumerate(counts) if count == 0]:
-        if features[i] is not None:
-            _values_of(features[i], spec, names[i], True)  # the dtype error, if any
+    if 0 in counts:
+        for i in [i for i, count in enumerate(counts) if count == 0]:
+            if features[i] is not None:
+                _values_of(features[i], spec, names[i], True)  # the dtype error, if any
     total = sum(counts)
     counts = np.asarray(counts, np.int64)
     batch_index = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
