@@ -68,6 +68,17 @@ class IteratorBase:
         """The next element as a list of arrays, or None once the sequence has ended."""
         raise NotImplementedError
 
+    def get_next_values(self, limit):
+        """Up to `limit` next elements as plain Python values, or None if this iterator can't.
+
+        A fast path for batching: an iterator whose elements are single
+        scalars it already holds as Python values (the records of a file)
+        returns a list of them (fewer than `limit` only at the end), so a
+        batch becomes one array without a 0-d array per element. Every
+        other iterator answers None and is read with `get_next`.
+        """
+        return None
+
     def close(self):
         """Stops any background work (a prefetching thread); the iterator is not used after."""
 

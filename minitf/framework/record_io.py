@@ -46,9 +46,8 @@ _ZLIB_WINDOW_BITS = zlib.MAX_WBITS
 _READ_CHUNK = 1 << 18
 
 
-def masked_crc32c(data):
-    """The CRC32C of `data`, masked as TFRecord stores it (`minitf/framework/crc32c.py`)."""
-    return crc32c.mask(crc32c.value(data))
+# The CRC32C of some bytes, masked as TFRecord stores it (`minitf/framework/crc32c.py`).
+masked_crc32c = crc32c.masked_value
 
 
 def check_compression_type(compression_type):
@@ -165,21 +164,24 @@ class RecordReader:
 
     def read(self):
         start = self.offset
-        available = self._available(_HEADER.size)
-        if available == 0:
-            return None
-        if available < _HEADER.size:
-            raise self._data_loss(start, "truncated record")
+        if len(self._chunk) - self._position < _HEADER.size:  # the header is not all there
+            available = self._available(_HEADER.size)
+            if available == 0:
+                return None
+            if available < _HEADER.size:
+                raise self._data_loss(start, "truncated record")
         chunk, position = self._chunk, self._position
         length, length_crc = _HEADER.unpack_from(chunk, position)
         if masked_crc32c(chunk[position:position + 8]) != length_crc:
             raise self._data_loss(start, "corrupted record")
         size = _HEADER.size + length + _FOOTER.size
-        if self._available(size) < size:
-            raise self._data_loss(start, "truncated record")
-        chunk, position = self._chunk, self._position
-        data = chunk[position + _HEADER.size:position + _HEADER.size + length]
-        (data_crc,) = _FOOTER.unpack_from(chunk, position + _HEADER.size + length)
+        if len(chunk) - position < size:  # the record runs past the chunk
+            if self._available(size) < size:
+                raise self._data_loss(start, "truncated record")
+            chunk, position = self._chunk, self._position
+        data_start = position + _HEADER.size
+        data = chunk[data_start:data_start + length]
+        (data_crc,) = _FOOTER.unpack_from(chunk, data_start + length)
         if masked_crc32c(data) != data_crc:
             raise self._data_loss(start, "corrupted record")
         self._position = position + size
@@ -189,12 +191,49 @@ class RecordReader:
     def _data_loss(self, offset, what):
         return errors.DataLossError(None, None, "%s at %d in %s" % (what, offset, self.filename))
 
+    def read_some(self):
+        """The next records, at least one unless the file has ended (then an empty list).
+
+        The fast path of iterating: every record that lies whole in the
+        current chunk is cut out in one loop, its checksums computed by the
+        library's function with no Python call around them. At the first
+        record that does not fit (it runs past the chunk, or a checksum is
+        wrong) the loop stops; if nothing was cut, `read` takes that record:
+        it fetches more of the file, or raises the DataLossError, only after
+        every good record before it has been returned.
+        """
+        records = self._whole_records_in_chunk()
+        if records:
+            return records
+        record = self.read()
+        return [] if record is None else [record]
+
+    def _whole_records_in_chunk(self):
+        crc, unmask = crc32c.value_of_bytes(), crc32c.unmask
+        chunk, position = self._chunk, self._position
+        records = []
+        while len(chunk) - position >= _HEADER.size:
+            length, length_crc = _HEADER.unpack_from(chunk, position)
+            data_start = position + _HEADER.size
+            data_end = data_start + length
+            if (data_end + _FOOTER.size > len(chunk)
+                    or crc(chunk[position:position + 8]) != unmask(length_crc)):
+                break
+            data = chunk[data_start:data_end]
+            if crc(data) != unmask(_FOOTER.unpack_from(chunk, data_end)[0]):
+                break
+            records.append(data)
+            position = data_end + _FOOTER.size
+        self.offset += position - self._position
+        self._position = position
+        return records
+
     def __iter__(self):
         while True:
-            record = self.read()
-            if record is None:
+            records = self.read_some()
+            if not records:
                 return
-            yield record
+            yield from records
 
     def close(self):
         self._file.close()

@@ -244,3 +244,23 @@ def test_parse_tensor_errors_are_tensorflows():
             sess.run(tf.io.parse_tensor(b"\xff\xff", tf.int32))
     with pytest.raises(ValueError, match="Shape must be rank 0 but is rank 1"):
         tf.io.parse_tensor([b"a"], tf.int32)
+
+
+def test_a_batch_mixing_present_missing_and_empty_features():
+    # Whole-batch reading falls back to the example-by-example loop: defaults, then errors.
+    serialized = [example(a=[1.0, 2.0], t=[b"x"]), example(t=[]), example(a=[5.0, 6.0])]
+    parsed = run(tf.io.parse_example(serialized, {
+        "a": tf.io.FixedLenFeature([2], tf.float32, default_value=[-1.0, -2.0]),
+        "t": tf.io.VarLenFeature(tf.string)}))
+    np.testing.assert_array_equal(parsed["a"], [[1, 2], [-1, -2], [5, 6]])
+    np.testing.assert_array_equal(parsed["t"].indices, [[0, 0]])
+    assert list(parsed["t"].values) == [b"x"]
+    np.testing.assert_array_equal(parsed["t"].dense_shape, [3, 1])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Key: a, Index: 0.  Number of "
+                       "float values != expected.  Values size: 0"):
+        run(tf.io.parse_example([example(a=[1.0, 2.0]), example(a=[])],
+                                {"a": tf.io.FixedLenFeature([2], tf.float32)}))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Key: t, Index: 0.  Data types "
+                       "don't match. Expected type: string, Actual type: int64"):
+        run(tf.io.parse_example([example(t=[b"x"]), example(t=[3])],
+                                {"t": tf.io.VarLenFeature(tf.string)}))

@@ -111,3 +111,22 @@ def test_fixed_length_record_dataset(tmp_path):
     np.testing.assert_array_equal(numbers[2], [8, 9, 10, 11])
     with pytest.raises(tf.errors.InvalidArgumentError, match="not an exact multiple"):
         drain(tf.data.FixedLengthRecordDataset(str(tmp_path / "r.bin"), 4))
+
+
+def test_records_batched_across_files_and_a_damaged_one_in_a_batch(tmp_path):
+    paths = []
+    for i in range(3):
+        paths.append(str(tmp_path / ("f%d" % i)))
+        with tf.io.TFRecordWriter(paths[-1]) as writer:
+            for j in range(3):
+                writer.write(b"%d-%d" % (i, j))
+    batches = drain(tf.data.TFRecordDataset(paths).batch(4))
+    assert [list(b) for b in batches] == [[b"0-0", b"0-1", b"0-2", b"1-0"],
+                                          [b"1-1", b"1-2", b"2-0", b"2-1"], [b"2-2"]]
+    assert batches[0].dtype == object and batches[0].shape == (4,)
+    assert len(drain(tf.data.TFRecordDataset(paths).batch(4, drop_remainder=True))) == 2
+    data = bytearray((DATA / "plain.tfrecord").read_bytes())
+    data[60 + 12 + 5] ^= 1  # inside record 3, which starts at offset 60
+    (tmp_path / "bad.tfrecord").write_bytes(bytes(data))
+    with pytest.raises(tf.errors.DataLossError, match="corrupted record at 60 in .*bad"):
+        drain(tf.data.TFRecordDataset(str(tmp_path / "bad.tfrecord")).batch(2))

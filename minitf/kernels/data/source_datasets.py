@@ -23,6 +23,7 @@ Mirrors `tensorflow/core/kernels/data/tensor_dataset_op.cc`,
 and `reader_dataset_ops.cc`.
 """
 
+import itertools
 import zlib
 
 import numpy as np
@@ -185,15 +186,23 @@ class _FilesIterator(IteratorBase):
         self._current = None
 
     def get_next(self):
-        while True:
+        values = self.get_next_values(1)
+        return [np.array(values[0], dtype=object)] if values else None  # a scalar string
+
+    def get_next_values(self, limit):
+        """Up to `limit` records, across the ends of files; fewer only after the last file."""
+        values = []
+        while len(values) < limit:
             if self._current is None:
                 if not self._filenames:
-                    return None
+                    break
                 self._current = self._read(self._filenames.pop(0))
-            element = next(self._current, None)
-            if element is not None:
-                return [np.array(element, dtype=object)]  # a scalar string
-            self._current = None
+            wanted = limit - len(values)
+            before = len(values)
+            values.extend(itertools.islice(self._current, wanted))
+            if len(values) - before < wanted:
+                self._current = None  # this file has ended
+        return values
 
 
 class FileDataset(DatasetBase):

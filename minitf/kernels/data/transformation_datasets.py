@@ -326,10 +326,21 @@ def _stack(values, component):
 
 class _BatchIterator(_InputIterator):
     def get_next(self):
+        values = self.input.get_next_values(self.dataset.batch_size)
+        if values is not None:
+            return self._batch_of_values(values)
         elements = _take_batch(self.input, self.dataset.batch_size, self.dataset.drop_remainder)
         if elements is None:
             return None
         return [_stack([e[i] for e in elements], i) for i in range(len(elements[0]))]
+
+    def _batch_of_values(self, values):
+        """A batch of plain scalar values (`IteratorBase.get_next_values`) as one array."""
+        if not values or (self.dataset.drop_remainder and len(values) < self.dataset.batch_size):
+            return None
+        batch = np.empty(len(values), dtype=self.dataset.output_dtypes[0].as_numpy_dtype)
+        batch[:] = values
+        return [batch]
 
 
 class BatchDataset(_Transformed):
