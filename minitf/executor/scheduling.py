@@ -230,19 +230,21 @@ class KernelCosts:
         self._last = [None] * num_nodes
         self._before_last = [None] * num_nodes
         self.long_ids = set()  # the nodes that are long now: usually none
-        self.long_observations = 0  # how many runs of a kernel took long, ever
 
     def observe(self, node_id, seconds):
         # Not locked: two threads updating one node at once lose one time, which is harmless.
         before_last = self._before_last[node_id] = self._last[node_id]
         self._last[node_id] = seconds
-        if seconds >= _LONG_KERNEL_SECONDS:
-            self.long_observations += 1
         if seconds >= _LONG_KERNEL_SECONDS and before_last is not None and (
                 before_last >= _LONG_KERNEL_SECONDS):
             self.long_ids.add(node_id)
         elif self.long_ids:
             self.long_ids.discard(node_id)
+
+    def long_in_last_run(self):
+        """The nodes whose last run took long enough to be worth a thread."""
+        return [node_id for node_id, seconds in enumerate(self._last)
+                if seconds is not None and seconds >= _LONG_KERNEL_SECONDS]
 
     def recent(self, node_id):
         """The seconds of the node's last two runs (fewer before it has run twice)."""

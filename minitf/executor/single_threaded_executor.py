@@ -351,7 +351,7 @@ class SingleThreadedExecutor(Executor):
                 None, None, "The single-threaded executor cannot run this graph: %s" % reason)
         self.flat_schedule = None
         self._may_go_flat = reason is None
-        self._long_kernels_seen = None  # KernelCosts.long_observations when a step started
+        self._long_kernels_seen = None  # steps that showed long kernels side by side
         if self._may_go_flat and (thread_pool is None or executor_type == SINGLE_THREADED_EXECUTOR):
             self.flat_schedule = FlatSchedule(self)
 
@@ -363,11 +363,52 @@ class SingleThreadedExecutor(Executor):
         return super().new_state(step_run)
 
     def _choose_by_measured_cost(self):
-        """Goes flat once a whole step of the general loop saw no kernel worth a thread."""
-        seen = self.policy.kernel_costs.long_observations
-        if self._long_kernels_seen is not None and seen == self._long_kernels_seen:
+        """Goes flat once a step of the general loop has shown the pool nothing to do.
+
+        That is when no two kernels long enough to be worth a thread could
+        run side by side: none was long, or the long ones depend on each
+        other, one after another. The first step measures; after a few
+        steps that say "stay", the question is no longer asked.
+        """
+        if self._long_kernels_seen is None:  # the first step: it measures the kernels
+            self._long_kernels_seen = 0
+            return
+        long_ids = self.policy.kernel_costs.long_in_last_run()
+        if _one_after_another(self.nodes, long_ids):
             self.flat_schedule = FlatSchedule(self)
-        self._long_kernels_seen = seen
+            return
+        self._long_kernels_seen += 1
+        if self._long_kernels_seen >= _STEPS_TO_CHOOSE:
+            self._may_go_flat = False
+
+
+# How many steps of the general loop may show long kernels side by side before an executor
+# stops asking whether to go flat (`SingleThreadedExecutor._choose_by_measured_cost`).
+_STEPS_TO_CHOOSE = 3
+# Beyond this many long kernels, they are taken to have some that could run side by side.
+_MOST_LONG_KERNELS_COMPARED = 16
+
+
+def _one_after_another(nodes, node_ids):
+    """Whether each of the nodes `node_ids` depends on, or is depended on by, every other."""
+    if len(node_ids) < 2:
+        return True
+    if len(node_ids) > _MOST_LONG_KERNELS_COMPARED:
+        return False
+    after = {node_id: _descendants(nodes, node_id) for node_id in node_ids}
+    return all(b in after[a] or a in after[b]
+               for i, a in enumerate(node_ids) for b in node_ids[i + 1:])
+
+
+def _descendants(nodes, start):
+    """The ids of the nodes that depend on node `start`, through data or control edges."""
+    seen, stack = set(), [start]
+    while stack:
+        for consumer_id, _, _ in nodes[stack.pop()].successors:
+            if consumer_id not in seen:
+                seen.add(consumer_id)
+                stack.append(consumer_id)
+    return seen
 
 
 def new_executor(node_defs, device, node_states=None, thread_pool=None, executor_type=""):

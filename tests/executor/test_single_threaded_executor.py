@@ -128,6 +128,17 @@ def test_with_a_pool_a_graph_of_long_kernels_stays_with_the_general_loop():
         assert used == [FrameFreeExecutorState]
 
 
+def test_with_a_pool_long_kernels_one_after_another_go_flat():
+    rng = np.random.default_rng(1)
+    a = tf.placeholder(tf.float32, [700, 700], name="a")
+    chain = tf.matmul(tf.matmul(a, a), a)  # long, but each waits for the one before
+    feed = {a: rng.standard_normal((700, 700)).astype(np.float32) / 30}
+    with tf.Session(config=POOLED) as sess:
+        used_steps = [_state_classes(sess, chain, feed)[1] for _ in range(3)]
+    assert used_steps[0] == [FrameFreeExecutorState]
+    assert used_steps[-1] == [FlatScheduleState]
+
+
 def test_a_kernel_error_in_the_flat_loop_names_the_node_and_stops_the_step():
     x = tf.placeholder(tf.float32, [None], name="x")
     y = tf.placeholder(tf.float32, [None], name="y")
