@@ -175,7 +175,10 @@ class Executor:
         output_dtypes = op_def.output_dtypes(attrs)
         node.num_outputs = len(output_dtypes)
         node.single_output = op_def.single_output
-        node.output_dtypes = [None if t.is_ref_dtype else t.as_numpy_dtype for t in output_dtypes]
+        # As NumPy dtype objects: `check_outputs` compares them by identity first, far
+        # cheaper than comparing an array's dtype with a scalar type, once per node run.
+        node.output_dtypes = [None if t.is_ref_dtype else np.dtype(t.as_numpy_dtype)
+                              for t in output_dtypes]
         node.dead_outputs = (None,) * node.num_outputs
         node.state = node_states.setdefault(node_def.name, {})
         node.successors = []
@@ -915,7 +918,8 @@ def check_outputs(node, result):
     """
     if node.single_output:
         expected = node.output_dtypes[0]
-        if expected is not None and getattr(result, "dtype", None) != expected and not (
+        dtype = getattr(result, "dtype", None)
+        if expected is not None and dtype is not expected and dtype != expected and not (
                 result is None and node.is_transfer):
             raise _wrong_dtype(result, expected)
         return (result,)
@@ -932,7 +936,7 @@ def check_outputs(node, result):
 
 def _wrong_dtype(value, expected):
     return errors.InternalError(None, None, "Kernel produced %s, expected %s" % (
-        _describe(value), expected.__name__))
+        _describe(value), expected.type.__name__))
 
 
 def _describe(value):
