@@ -21,7 +21,7 @@ DATASET_OPS = ("TensorDataset", "TensorSliceDataset", "RangeDataset", "Generator
                "PrefetchDataset", "CacheDataset", "UnbatchDataset")
 
 ITERATOR_OPS = ("MakeIterator", "IteratorGetNext", "IteratorToStringHandle",
-                "IteratorFromStringHandleV2", "PyFunc", "SerializeSparse", "DeserializeSparse")
+                "IteratorFromStringHandleV2", "PyFunc", "EagerPyFunc", "SerializeSparse", "DeserializeSparse")
 
 QUEUE_OPS = ("QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2")

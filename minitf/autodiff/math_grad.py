@@ -54,6 +54,10 @@ for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEq
                  "LogicalAnd", "LogicalOr", "LogicalNot", "Any", "All",
                  "ArgMax", "ArgMin", "Range", "LinSpace", "Where", "BroadcastGradientArgs"):
     NotDifferentiable(_op_type)
+# Bits of integers, and a clock reading.
+for _op_type in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift",
+                 "Timestamp"):
+    NotDifferentiable(_op_type)
 
 
 # =============================================================================

@@ -753,6 +753,22 @@ def cast(x, dtype, name=None):
         return apply_op("Cast", name=scope, x=x, DstT=base_type)
 
 
+def saturate_cast(value, dtype, name=None):
+    """`value` cast to `dtype`, first clipped into the range of `dtype` (300.0 -> uint8 255).
+
+    A plain cast of a value out of range wraps around or is undefined; this
+    one saturates.
+    """
+    with ops.name_scope(name, "saturate_cast", [value]) as name:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if value.dtype.min < dtype.min:
+            value = maximum(value, convert_to_tensor(dtype.min, dtype=value.dtype, name="min"))
+        if value.dtype.max > dtype.max:
+            value = minimum(value, convert_to_tensor(dtype.max, dtype=value.dtype, name="max"))
+        return cast(value, dtype, name=name)
+
+
 def to_float(x, name="ToFloat"):
     """Deprecated: `cast(x, tf.float32)`."""
     return cast(x, dtypes.float32, name=name)

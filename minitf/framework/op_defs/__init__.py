@@ -11,6 +11,7 @@ into the TensorFlow library).
 """
 
 from minitf.framework.op_defs import array  # noqa: F401
+from minitf.framework.op_defs import bitwise  # noqa: F401
 from minitf.framework.op_defs import candidate_sampling  # noqa: F401
 from minitf.framework.op_defs import control_flow  # noqa: F401
 from minitf.framework.op_defs import data_flow  # noqa: F401
@@ -29,3 +30,4 @@ from minitf.framework.op_defs import sparse  # noqa: F401
 from minitf.framework.op_defs import state  # noqa: F401
 from minitf.framework.op_defs import string  # noqa: F401
 from minitf.framework.op_defs import training  # noqa: F401
+from minitf.framework.op_defs import user_ops  # noqa: F401

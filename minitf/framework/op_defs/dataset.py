@@ -156,9 +156,11 @@ register_op("IteratorFromStringHandleV2").input("string_handle: string").output(
 
 # --- functions and elements ----------------------------------------------------------------------
 
-register_op("PyFunc").input("input: Tin").output("output: Tout").attr("token: string").attr(
-    "Tin: list(type) >= 0").attr("Tout: list(type) >= 0").set_is_stateful().set_shape_fn(
-    common_shapes.unknown_shape)
+# EagerPyFunc is tf.py_function's: the same op, under the name TF gives it (script_ops.py).
+for _op_type in ("PyFunc", "EagerPyFunc"):
+    register_op(_op_type).input("input: Tin").output("output: Tout").attr("token: string").attr(
+        "Tin: list(type) >= 0").attr("Tout: list(type) >= 0").set_is_stateful().set_shape_fn(
+        common_shapes.unknown_shape)
 
 
 def _serialize_sparse_shape(op):

@@ -497,3 +497,26 @@ def _deduplicate_shape(op):
 register_op("_DeduplicateIndexedSlices").input("values: T").input("indices: Tindices").output(
     "summed_values: T").output("unique_indices: Tindices").attr("T: type").attr(
     "Tindices: {int32, int64}").set_shape_fn(_deduplicate_shape)
+
+
+# =============================================================================
+# Histograms
+# =============================================================================
+
+def _histogram_fixed_width_shape(op):
+    """A vector of nbins counts; value_range must be a vector of 2 and nbins a scalar."""
+    value_range_shape = with_rank(op.inputs[1].shape, 1)
+    if value_range_shape.dims[0].value not in (None, 2):
+        raise ValueError("Dimension must be 2 but is %d for '%s' (op: 'HistogramFixedWidth')"
+                         % (value_range_shape.dims[0].value, op.name))
+    with_rank(op.inputs[2].shape, 0)
+    nbins = constant_value(op.inputs[2])
+    if nbins is not None and int(nbins) <= 0:
+        raise ValueError("Requires nbins > 0: %d for '%s' (op: 'HistogramFixedWidth')"
+                         % (int(nbins), op.name))
+    return [tensor_shape.TensorShape([None if nbins is None else int(nbins)])]
+
+
+register_op("HistogramFixedWidth").input("values: T").input("value_range: T").input(
+    "nbins: int32").output("out: dtype").attr("T: {int32, int64, float32, float64}").attr(
+    "dtype: {int32, int64} = int32").set_shape_fn(_histogram_fixed_width_shape)

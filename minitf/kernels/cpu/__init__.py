@@ -6,6 +6,7 @@ device's array module, and so serve both device types.
 
 from minitf.kernels import runtime_ops  # noqa: F401
 from minitf.kernels.cpu import array_kernels  # noqa: F401
+from minitf.kernels.cpu import bitwise_kernels  # noqa: F401
 from minitf.kernels.cpu import candidate_sampling_kernels  # noqa: F401
 from minitf.kernels.cpu import control_flow_kernels  # noqa: F401
 from minitf.kernels.cpu import data_flow_kernels  # noqa: F401
@@ -29,3 +30,4 @@ from minitf.kernels.cpu import state_kernels  # noqa: F401
 from minitf.kernels.cpu import string_kernels  # noqa: F401
 from minitf.kernels.cpu import summary_kernels  # noqa: F401
 from minitf.kernels.cpu import training_kernels  # noqa: F401
+from minitf.kernels.cpu import user_ops_kernels  # noqa: F401
