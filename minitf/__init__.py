@@ -177,7 +177,10 @@ from minitf.ops.partitioned_variables import (  # noqa: F401,E402
     variable_axis_size_partitioner)
 from minitf.ops.random_ops import random_crop  # noqa: F401,E402
 from minitf.ops.script_ops import numpy_function, py_function  # noqa: F401,E402
+from minitf.ops.parsing_ops import decode_json_example  # noqa: F401,E402
 from minitf.ops.sort_ops import argsort, sort  # noqa: F401,E402
+from minitf.ops.sparse_ops import (deserialize_many_sparse, serialize_many_sparse,  # noqa: F401,E402
+                                   serialize_sparse)
 from minitf.ops.template import make_template  # noqa: F401,E402
 from minitf.ops.variables import assert_variables_initialized  # noqa: F401,E402
 from minitf.platform import resource_loader, sysconfig  # noqa: F401,E402

@@ -39,7 +39,7 @@ _TF_LEAVES_WITHOUT_GRADIENT = {
     "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
     "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits",
     "IsFinite", "IsInf", "IsNan", "TruncateMod", "Bincount", "HistogramFixedWidth",
-    "Fact",
+    "Fact", "SerializeManySparse", "DeserializeManySparse", "DecodeJSONExample",
 }
 # The training ops (ApplyGradientDescent, SparseApplyAdam, ...) update variables
 # in place; TF registers no gradient for any of them.
