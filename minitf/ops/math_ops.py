@@ -530,6 +530,16 @@ def polygamma(a, x, name=None):
     return apply_op("Polygamma", name=name, a=a, x=x)
 
 
+def igamma(a, x, name=None):
+    """P(a, x), the lower regularized incomplete gamma function (the Gamma(a) CDF at x)."""
+    return apply_op("Igamma", name=name, a=a, x=x)
+
+
+def igammac(a, x, name=None):
+    """Q(a, x) = 1 - P(a, x), the upper regularized incomplete gamma function."""
+    return apply_op("Igammac", name=name, a=a, x=x)
+
+
 def betainc(a, b, x, name=None):
     """The regularized incomplete beta function I_x(a, b): the Beta(a, b) CDF at x."""
     return apply_op("Betainc", name=name, a=a, b=b, x=x)

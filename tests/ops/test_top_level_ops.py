@@ -400,3 +400,34 @@ def test_lookup_namespace_has_the_tables():
     with tf.Session() as sess:
         sess.run(tf.tables_initializer())
         assert sess.run(table.lookup(tf.constant(["b", "z"]))).tolist() == [2, -1]
+
+
+# --- igamma and igammac ---------------------------------------------------------------------
+
+IGAMMA_A = [0.5, 1., 2., 7., 30., 0.1, 100., 2.]
+IGAMMA_X = [0.2, 1., 5., 7., 29., 3., 110., 0.]
+# The reference TensorFlow's tf.igamma(IGAMMA_A, IGAMMA_X) in float64.
+TF_IGAMMA = [0.47291074, 0.63212056, 0.95957232, 0.55028894, 0.45082911, 0.99843473,
+             0.84172133, 0.]
+
+
+def test_igamma_and_igammac_match_tensorflow():
+    a, x = np.array(IGAMMA_A), np.array(IGAMMA_X)
+    lower, upper = _run([tf.igamma(a, x), tf.math.igammac(a, x)])
+    np.testing.assert_allclose(lower, TF_IGAMMA, atol=1e-8)
+    np.testing.assert_allclose(lower + upper, np.ones_like(lower), atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_igamma_of_a_one_is_the_exponential_cdf(dtype):
+    x = np.random.RandomState(0).uniform(0, 20, size=50).astype(dtype)
+    got = _run(tf.igamma(np.ones_like(x), x))
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, 1 - np.exp(-x.astype(np.float64)), rtol=1e-5, atol=1e-6)
+
+
+def test_igamma_outside_its_domain_is_nan():
+    got = _run(tf.igamma(tf.constant([-1., 1., 0.]), tf.constant([1., -1., 1.])))
+    assert np.isnan(got).all()
+    with pytest.raises(TypeError):
+        tf.igamma(tf.constant([1], tf.int32), tf.constant([1], tf.int32))

@@ -107,6 +107,9 @@ for _op_type in ("Xdivy", "Xlogy", "Xlog1py", "MulNoNan"):
     _register_binary(_op_type, _FLOATS_OR_COMPLEX)
 register_op("Zeta").input("x: T").input("q: T").output("z: T").attr(
     "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
+for _op_type in ("Igamma", "Igammac"):
+    register_op(_op_type).input("a: T").input("x: T").output("z: T").attr(
+        "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
 register_op("Polygamma").input("a: T").input("x: T").output("z: T").attr(
     "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
 
