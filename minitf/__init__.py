@@ -170,6 +170,8 @@ from minitf.kernels.load_library import load_file_system_library, load_library  
 from minitf.ops.histogram_ops import (histogram_fixed_width,  # noqa: F401,E402
                                       histogram_fixed_width_bins)
 from minitf.ops.init_ops import orthogonal_initializer  # noqa: F401,E402
+from minitf.ops.io_ops import (FixedLengthRecordReader, IdentityReader,  # noqa: F401,E402
+                               ReaderBase, TextLineReader, TFRecordReader, WholeFileReader)
 from minitf.ops.logging_ops import timestamp  # noqa: F401,E402
 from minitf.ops.math_ops import igamma, igammac, saturate_cast  # noqa: F401,E402
 from minitf.ops.partitioned_variables import (  # noqa: F401,E402

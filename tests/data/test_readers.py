@@ -1,113 +1,129 @@
-"""Datasets that read files: TFRecords (TensorFlow's own files), lines, fixed-length records."""
+"""The queue-fed readers: tf.TFRecordReader, TextLineReader, WholeFileReader,
+FixedLengthRecordReader, IdentityReader.
+
+The keys and values are those the reference TensorFlow gives for the same files
+(checked with `import tensorflow.compat.v1 as tf`).
+"""
 
 import gzip
-import pathlib
 
-import numpy as np
 import pytest
 
 import minitf as tf
 
-DATA = pathlib.Path(__file__).parent / "data"
-RECORDS = [b"", b"a", b"hello world", bytes(range(256)), b"x" * 1000]  # in *.tfrecord
 
-
-def drain(dataset):
-    next_element = tf.data.make_one_shot_iterator(dataset).get_next()
+def _read_all(make_reader, files, up_to=None):
+    """Every (key, value) a reader gives from a closed queue of `files`."""
+    queue = tf.FIFOQueue(10, tf.string)
+    enqueue, close = queue.enqueue_many([files]), queue.close()
+    reader = make_reader()
+    read = reader.read(queue) if up_to is None else reader.read_up_to(queue, up_to)
     out = []
     with tf.Session() as sess:
-        try:
+        sess.run(enqueue)
+        sess.run(close)
+        with pytest.raises(tf.errors.OutOfRangeError, match="is closed and has insufficient"):
             while True:
-                out.append(sess.run(next_element))
-        except tf.errors.OutOfRangeError:
-            return out
+                key, value = sess.run(read)
+                out.append((key.tolist() if up_to else key, value.tolist() if up_to else value))
+        counts = sess.run([reader.num_records_produced(), reader.num_work_units_completed()])
+    return out, counts
 
 
-@pytest.mark.parametrize("name,compression", [("plain", None), ("gzip", "GZIP")])
-def test_tf_record_dataset_reads_tensorflows_files(name, compression):
-    dataset = tf.data.TFRecordDataset(str(DATA / ("%s.tfrecord" % name)), compression)
-    assert dataset.output_types == tf.string and dataset.output_shapes.as_list() == []
-    assert drain(dataset) == RECORDS
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "a.txt").write_bytes(b"h\nl1\nl2\n")
+    (tmp_path / "b.txt").write_bytes(b"h\nm1\n")
+    (tmp_path / "f.bin").write_bytes(b"abcdefghij")
+    with tf.python_io.TFRecordWriter(str(tmp_path / "t.rec")) as writer:
+        writer.write(b"one")
+        writer.write(b"two!")
+    return tmp_path
 
 
-def test_several_files_in_order_and_interleaved(tmp_path):
-    paths = []
-    for i in range(3):
-        paths.append(str(tmp_path / ("f%d" % i)))
-        with tf.io.TFRecordWriter(paths[-1]) as writer:
-            for j in range(3):
-                writer.write(b"%d-%d" % (i, j))
-    assert drain(tf.data.TFRecordDataset(paths)) == [b"%d-%d" % (i, j) for i in range(3)
-                                                     for j in range(3)]
-    interleaved = drain(tf.data.TFRecordDataset(paths, num_parallel_reads=3))
-    assert interleaved == [b"%d-%d" % (i, j) for j in range(3) for i in range(3)]
+def test_tf_record_reader_keys_are_offsets(files):
+    path = str(files / "t.rec")
+    out, counts = _read_all(tf.TFRecordReader, [path])
+    assert out == [((path + ":0").encode(), b"one"), ((path + ":19").encode(), b"two!")]
+    assert counts == [2, 1]
 
 
-def test_filenames_fed_through_a_placeholder(tmp_path):
-    filenames = tf.placeholder(tf.string, [None])
-    iterator = tf.data.make_initializable_iterator(tf.data.TFRecordDataset(filenames))
-    next_element = iterator.get_next()
+def test_tf_record_reader_reads_compressed_files(tmp_path):
+    path = str(tmp_path / "z.rec")
+    options = tf.python_io.TFRecordOptions(tf.python_io.TFRecordCompressionType.GZIP)
+    with tf.python_io.TFRecordWriter(path, options) as writer:
+        writer.write(b"x")
+    out, _ = _read_all(lambda: tf.TFRecordReader(options=options), [path])
+    assert out == [((path + ":0").encode(), b"x")]
+
+
+def test_text_line_reader_goes_from_file_to_file(files):
+    a, b = str(files / "a.txt"), str(files / "b.txt")
+    out, counts = _read_all(lambda: tf.TextLineReader(skip_header_lines=1), [a, b])
+    assert out == [((a + ":2").encode(), b"l1"), ((a + ":3").encode(), b"l2"),
+                   ((b + ":2").encode(), b"m1")]
+    assert counts == [3, 2]
+
+
+def test_read_up_to_stops_at_the_end_of_a_file(files):
+    a, b = str(files / "a.txt"), str(files / "b.txt")
+    out, _ = _read_all(tf.TextLineReader, [a, b], up_to=2)
+    assert out == [([(a + ":1").encode(), (a + ":2").encode()], [b"h", b"l1"]),
+                   ([(a + ":3").encode()], [b"l2"]),
+                   ([(b + ":1").encode(), (b + ":2").encode()], [b"h", b"m1"])]
+
+
+def test_fixed_length_record_reader(files, tmp_path):
+    path = str(files / "f.bin")
+    out, _ = _read_all(lambda: tf.FixedLengthRecordReader(3, header_bytes=1, footer_bytes=2),
+                       [path])
+    assert out == [((path + ":0").encode(), b"bcd"), ((path + ":1").encode(), b"efg")]
+    out, _ = _read_all(lambda: tf.FixedLengthRecordReader(3, hop_bytes=2), [path])
+    assert [value for _, value in out] == [b"abc", b"cde", b"efg", b"ghi"]
+    zipped = tmp_path / "f.gz"
+    zipped.write_bytes(gzip.compress(b"abcdef"))
+    out, _ = _read_all(lambda: tf.FixedLengthRecordReader(2, encoding="GZIP"), [str(zipped)])
+    assert [value for _, value in out] == [b"ab", b"cd", b"ef"]
+
+
+def test_whole_file_and_identity_readers(files):
+    path = str(files / "b.txt")
+    out, counts = _read_all(tf.WholeFileReader, [path])
+    assert out == [(path.encode(), b"h\nm1\n")] and counts == [1, 1]
+    out, _ = _read_all(tf.IdentityReader, ["x", "y"])
+    assert out == [(b"x", b"x"), (b"y", b"y")]
+
+
+def test_readers_with_string_input_producer_and_reset(files):
+    a = str(files / "a.txt")
+    filenames = tf.train.string_input_producer([a], num_epochs=2, shuffle=False)
+    reader = tf.TextLineReader()
+    key, value = reader.read(filenames)
+    reset = reader.reset()
+    produced = reader.num_records_produced()
     with tf.Session() as sess:
-        sess.run(iterator.initializer, {filenames: [str(DATA / "plain.tfrecord")]})
-        assert sess.run(next_element) == b""
-        assert sess.run(next_element) == b"a"
+        sess.run(tf.local_variables_initializer())
+        coord = tf.train.Coordinator()
+        threads = tf.train.start_queue_runners(sess, coord)
+        try:
+            values = [sess.run(value) for _ in range(6)]
+            assert values == [b"h", b"l1", b"l2"] * 2
+            sess.run(reset)
+            assert sess.run(produced) == 0
+        finally:
+            coord.request_stop()
+            coord.join(threads)
+    assert key.op.type == "ReaderReadV2"
 
 
-def test_damaged_file_is_data_loss_after_the_good_records(tmp_path):
-    data = bytearray((DATA / "plain.tfrecord").read_bytes())
-    data[60 + 12 + 5] ^= 1  # inside record 3, which starts at offset 60
-    path = tmp_path / "bad.tfrecord"
-    path.write_bytes(bytes(data))
-    next_element = tf.data.make_one_shot_iterator(tf.data.TFRecordDataset(str(path))).get_next()
+def test_reader_errors(files):
+    queue = tf.FIFOQueue(3, tf.string)
     with tf.Session() as sess:
-        assert [sess.run(next_element) for _ in range(3)] == RECORDS[:3]
-        with pytest.raises(tf.errors.DataLossError, match="corrupted record at 60 in .*bad"):
-            sess.run(next_element)
-
-
-def test_missing_file_is_not_found(tmp_path):
-    with pytest.raises(tf.errors.NotFoundError):
-        drain(tf.data.TFRecordDataset(str(tmp_path / "nope")))
-
-
-def test_records_parsed_in_a_map(tmp_path):
-    path = str(tmp_path / "examples.tfrecord")
-    with tf.io.TFRecordWriter(path) as writer:
-        for i in range(5):
-            example = tf.train.Example(features=tf.train.Features(feature={
-                "x": tf.train.Feature(float_list=tf.train.FloatList(value=[i, 2 * i])),
-                "tags": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"t"] * i))}))
-            writer.write(example.SerializeToString())
-    spec = {"x": tf.io.FixedLenFeature([2], tf.float32), "tags": tf.io.VarLenFeature(tf.string)}
-    batches = drain(tf.data.TFRecordDataset(path).batch(2).map(
-        lambda s: tf.io.parse_example(s, spec)))
-    np.testing.assert_array_equal(batches[1]["x"], [[2, 4], [3, 6]])
-    np.testing.assert_array_equal(batches[1]["tags"].dense_shape, [2, 3])
-    singles = drain(tf.data.TFRecordDataset(path).map(
-        lambda s: tf.io.parse_single_example(s, spec)).batch(5))
-    np.testing.assert_array_equal(singles[0]["x"][:, 1], [0, 2, 4, 6, 8])
-    np.testing.assert_array_equal(singles[0]["tags"].dense_shape, [5, 4])
-
-
-def test_text_line_dataset(tmp_path):
-    (tmp_path / "a.txt").write_bytes(b"first\nsecond\r\n\nlast")
-    with gzip.open(tmp_path / "b.txt.gz", "wb") as f:
-        f.write(b"zipped\n")
-    assert drain(tf.data.TextLineDataset(str(tmp_path / "a.txt"))) == [b"first", b"second",
-                                                                      b"", b"last"]
-    assert drain(tf.data.TextLineDataset(str(tmp_path / "b.txt.gz"), "GZIP")) == [b"zipped"]
-    columns = drain(tf.data.TextLineDataset(str(tmp_path / "a.txt")).take(1).map(
-        lambda line: tf.io.decode_csv(line, [[""]])))
-    assert columns == [(b"first",)]
-
-
-def test_fixed_length_record_dataset(tmp_path):
-    (tmp_path / "r.bin").write_bytes(b"HH" + bytes(range(12)) + b"F")
-    records = drain(tf.data.FixedLengthRecordDataset(str(tmp_path / "r.bin"), 4, header_bytes=2,
-                                                     footer_bytes=1))
-    assert records == [bytes(range(0, 4)), bytes(range(4, 8)), bytes(range(8, 12))]
-    numbers = drain(tf.data.FixedLengthRecordDataset(str(tmp_path / "r.bin"), 4, 2, 1).map(
-        lambda r: tf.io.decode_raw(r, tf.uint8)))
-    np.testing.assert_array_equal(numbers[2], [8, 9, 10, 11])
-    with pytest.raises(tf.errors.InvalidArgumentError, match="not an exact multiple"):
-        drain(tf.data.FixedLengthRecordDataset(str(tmp_path / "r.bin"), 4))
+        sess.run(queue.enqueue([str(files / "missing.txt")]))
+        with pytest.raises(tf.errors.NotFoundError):
+            sess.run(tf.TextLineReader().read(queue))
+        with pytest.raises(tf.errors.InvalidArgumentError, match="record_bytes must be > 0"):
+            sess.run(tf.FixedLengthRecordReader(0).reader_ref)
+        with pytest.raises(tf.errors.UnimplementedError, match="Reader SerializeState"):
+            sess.run(tf.WholeFileReader().serialize_state())
+    assert isinstance(tf.TextLineReader(), tf.ReaderBase)

@@ -25,6 +25,7 @@ from minitf.framework.op_defs import math  # noqa: F401
 from minitf.framework.op_defs import nn  # noqa: F401
 from minitf.framework.op_defs import parsing  # noqa: F401
 from minitf.framework.op_defs import random  # noqa: F401
+from minitf.framework.op_defs import readers  # noqa: F401
 from minitf.framework.op_defs import sendrecv  # noqa: F401
 from minitf.framework.op_defs import sparse  # noqa: F401
 from minitf.framework.op_defs import state  # noqa: F401

@@ -19,6 +19,7 @@ from minitf.kernels.cpu import nn_kernels  # noqa: F401
 from minitf.kernels.cpu import parsing_kernels  # noqa: F401
 from minitf.kernels.cpu import queue_kernels  # noqa: F401
 from minitf.kernels.cpu import random_kernels  # noqa: F401
+from minitf.kernels.cpu import reader_kernels  # noqa: F401
 from minitf.kernels.cpu import script_kernels  # noqa: F401
 from minitf.kernels.cpu import search_kernels  # noqa: F401
 from minitf.kernels.cpu import serialize_sparse_kernels  # noqa: F401
