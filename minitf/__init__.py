@@ -167,6 +167,8 @@ from minitf.graph.versions import (COMPILER_VERSION, CXX11_ABI_FLAG, CXX_VERSION
                                    GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
                                    GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD)
 from minitf.kernels.load_library import load_file_system_library, load_library  # noqa: F401,E402
+from minitf.ops.data_flow_ops import (ConditionalAccumulator,  # noqa: F401,E402
+                                      ConditionalAccumulatorBase, SparseConditionalAccumulator)
 from minitf.ops.histogram_ops import (histogram_fixed_width,  # noqa: F401,E402
                                       histogram_fixed_width_bins)
 from minitf.ops.init_ops import orthogonal_initializer  # noqa: F401,E402

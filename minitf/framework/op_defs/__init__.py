@@ -10,6 +10,7 @@ Mirrors `tensorflow/core/ops/` (one `*_ops.cc` file per family, all linked
 into the TensorFlow library).
 """
 
+from minitf.framework.op_defs import accumulators  # noqa: F401
 from minitf.framework.op_defs import array  # noqa: F401
 from minitf.framework.op_defs import bitwise  # noqa: F401
 from minitf.framework.op_defs import candidate_sampling  # noqa: F401

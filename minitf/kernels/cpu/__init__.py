@@ -5,6 +5,7 @@ device's array module, and so serve both device types.
 """
 
 from minitf.kernels import runtime_ops  # noqa: F401
+from minitf.kernels.cpu import accumulator_kernels  # noqa: F401
 from minitf.kernels.cpu import array_kernels  # noqa: F401
 from minitf.kernels.cpu import bitwise_kernels  # noqa: F401
 from minitf.kernels.cpu import candidate_sampling_kernels  # noqa: F401
