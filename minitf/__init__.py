@@ -175,7 +175,7 @@ from minitf.ops.init_ops import orthogonal_initializer  # noqa: F401,E402
 from minitf.ops.io_ops import (FixedLengthRecordReader, IdentityReader,  # noqa: F401,E402
                                ReaderBase, TextLineReader, TFRecordReader, WholeFileReader)
 from minitf.ops.logging_ops import timestamp  # noqa: F401,E402
-from minitf.ops.math_ops import igamma, igammac, saturate_cast  # noqa: F401,E402
+from minitf.ops.math_ops import igamma, igammac, saturate_cast, sparse_matmul  # noqa: F401,E402
 from minitf.ops.partitioned_variables import (  # noqa: F401,E402
     create_partitioned_variables, fixed_size_partitioner, min_max_variable_partitioner,
     variable_axis_size_partitioner)

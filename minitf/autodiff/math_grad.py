@@ -707,6 +707,7 @@ def _add_n_grad(op, grad):
 # Matrix products
 # =============================================================================
 
+@RegisterGradient("SparseMatMul")
 @RegisterGradient("MatMul")
 def _matmul_grad(op, grad):
     """For C = A B: dA = dC B^T and dB = A^T dC, rearranged for each transpose flag.

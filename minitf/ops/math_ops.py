@@ -763,6 +763,14 @@ def cast(x, dtype, name=None):
         return apply_op("Cast", name=scope, x=x, DstT=base_type)
 
 
+def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False,
+                  b_is_sparse=False, name=None):
+    """a @ b of float32 matrices (a SparseMatMul op): the same product as tf.matmul; the
+    `*_is_sparse` hints are kept in the node for TensorFlow, which picks a kernel by them."""
+    return apply_op("SparseMatMul", name=name, a=a, b=b, transpose_a=transpose_a,
+                    transpose_b=transpose_b, a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse)
+
+
 def saturate_cast(value, dtype, name=None):
     """`value` cast to `dtype`, first clipped into the range of `dtype` (300.0 -> uint8 255).
 

@@ -521,6 +521,12 @@ GRADIENT_CASES = {
                   static=False)],
     # --- matrix products ------------------------------------------------------------
     "MatMul": matmul_cases(),
+    # float32 only: finite differences through a cast, so a looser tolerance.
+    "SparseMatMul": [Case(lambda a, b, transpose_b=transpose_b: tf.cast(tf.sparse_matmul(
+        tf.cast(a, tf.float32), tf.cast(b, tf.float32), transpose_b=transpose_b,
+        a_is_sparse=True), tf.float64), uniform([2, 3], seed=1),
+        uniform([4, 3] if transpose_b else [3, 4], seed=2), tolerance=5e-3, delta=1e-2,
+        label="transpose_b" if transpose_b else "") for transpose_b in (False, True)],
     "BatchMatMulV2": batch_matmul_cases(),
     # --- reductions -----------------------------------------------------------------
     "Sum": reduction_cases(tf.reduce_sum),

@@ -431,3 +431,15 @@ def test_igamma_outside_its_domain_is_nan():
     assert np.isnan(got).all()
     with pytest.raises(TypeError):
         tf.igamma(tf.constant([1], tf.int32), tf.constant([1], tf.int32))
+
+
+def test_sparse_matmul_is_matmul_with_hints():
+    rng = np.random.RandomState(3)
+    a, b = rng.rand(2, 3).astype(np.float32), rng.rand(4, 3).astype(np.float32)
+    product = tf.sparse_matmul(a, b, transpose_b=True, a_is_sparse=True)
+    assert product.op.type == "SparseMatMul" and product.shape.as_list() == [2, 4]
+    np.testing.assert_allclose(_run(product), a @ b.T, rtol=1e-6)
+    with pytest.raises(ValueError, match="Dimensions must be equal"):
+        tf.sparse_matmul(a, a)
+    with pytest.raises(TypeError):
+        tf.sparse_matmul(tf.constant(a, tf.float64), tf.constant(b.T, tf.float64))

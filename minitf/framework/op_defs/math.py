@@ -266,6 +266,12 @@ _MATMUL_TYPES = "{float16, float32, float64, int32, int64, complex64, complex128
 register_op("MatMul").input("a: T").input("b: T").output("product: T").attr(
     "transpose_a: bool = false").attr("transpose_b: bool = false").attr(
     "T: %s" % _MATMUL_TYPES).set_shape_fn(_matmul_shape)
+# tf.sparse_matmul: a MatMul of float32 matrices with hints that one has many zeros, which
+# minitf's kernel does not use (TF's bfloat16 inputs are left out with bfloat16).
+register_op("SparseMatMul").input("a: Ta").input("b: Tb").output("product: float").attr(
+    "transpose_a: bool = false").attr("transpose_b: bool = false").attr(
+    "a_is_sparse: bool = false").attr("b_is_sparse: bool = false").attr(
+    "Ta: {float32} = float32").attr("Tb: {float32} = float32").set_shape_fn(_matmul_shape)
 register_op("BatchMatMulV2").input("x: T").input("y: T").output("output: T").attr(
     "T: %s" % _MATMUL_TYPES).attr("adj_x: bool = false").attr(
     "adj_y: bool = false").set_shape_fn(_batch_matmul_shape)

@@ -408,6 +408,13 @@ def matmul(ctx, a, b, *, transpose_a, transpose_b):
     return ctx.xp.matmul(a, b)
 
 
+@register_kernel("SparseMatMul", ALL_DEVICE_TYPES)
+def sparse_matmul(ctx, a, b, *, transpose_a, transpose_b, a_is_sparse, b_is_sparse, Ta, Tb):  # noqa: N803
+    """MatMul's product; the sparsity hints only choose a faster kernel in TensorFlow."""
+    del a_is_sparse, b_is_sparse, Ta, Tb
+    return matmul(ctx, a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
 @register_kernel("BatchMatMulV2", ALL_DEVICE_TYPES)
 def batch_matmul(ctx, x, y, *, adj_x, adj_y):
     """Matrix products over the last two axes; the batch axes before them broadcast."""
