@@ -443,3 +443,30 @@ def test_sparse_matmul_is_matmul_with_hints():
         tf.sparse_matmul(a, a)
     with pytest.raises(TypeError):
         tf.sparse_matmul(tf.constant(a, tf.float64), tf.constant(b.T, tf.float64))
+
+
+# --- tf.debugging.assert_shapes -----------------------------------------------------------------
+
+def test_assert_shapes_decides_statically_what_it_can():
+    x, y = tf.zeros([2, 3]), tf.zeros([3])
+    assert tf.debugging.assert_shapes([(x, ("N", "Q")), (y, ("Q",))]).type == "NoOp"
+    assert tf.debugging.assert_shapes({x: ("...", 3)}).type == "NoOp"
+    with pytest.raises(ValueError, match=r"Specified by tensor zeros:0 dimension 0.  Tensor "
+                                         r"zeros_1:0 dimension 0 must have size 2.  Received "
+                                         r"size 3, shape \(3,\)"):
+        tf.debugging.assert_shapes([(x, ("N", "Q")), (y, ("N",))])
+    with pytest.raises(ValueError, match=r"Specified explicitly.  Tensor zeros:0 dimension 1 "
+                                         r"must have size 4.  Received size 3"):
+        tf.debugging.assert_shapes([(x, (2, 4))])
+    with pytest.raises(ValueError, match="must have rank 3"):
+        tf.debugging.assert_shapes([(x, (2, 3, 1))])
+
+
+def test_assert_shapes_checks_unknown_dimensions_when_run():
+    p = tf.placeholder(tf.float32, [None, 3])
+    q = tf.placeholder(tf.float32, [None])
+    check = tf.debugging.assert_shapes([(p, ("N", 3)), (q, ("N",))])
+    with tf.Session() as sess:
+        sess.run(check, {p: [[1., 2., 3.]], q: [1.]})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must have size"):
+            sess.run(check, {p: [[1., 2., 3.]], q: [1., 2.]})
