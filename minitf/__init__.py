@@ -172,8 +172,9 @@ from minitf.ops.data_flow_ops import (ConditionalAccumulator,  # noqa: F401,E402
 from minitf.ops.histogram_ops import (histogram_fixed_width,  # noqa: F401,E402
                                       histogram_fixed_width_bins)
 from minitf.ops.init_ops import orthogonal_initializer  # noqa: F401,E402
-from minitf.ops.io_ops import (FixedLengthRecordReader, IdentityReader,  # noqa: F401,E402
-                               ReaderBase, TextLineReader, TFRecordReader, WholeFileReader)
+from minitf.data.queue_readers import (FixedLengthRecordReader, IdentityReader,  # noqa: F401,E402
+                                      ReaderBase, TextLineReader, TFRecordReader,
+                                      WholeFileReader)
 from minitf.ops.logging_ops import timestamp  # noqa: F401,E402
 from minitf.ops.math_ops import igamma, igammac, saturate_cast, sparse_matmul  # noqa: F401,E402
 from minitf.ops.partitioned_variables import (  # noqa: F401,E402

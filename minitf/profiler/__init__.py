@@ -27,6 +27,6 @@ __all__ = ["profile", "Profiler", "ProfileOptionBuilder", "GraphNodeProto",
 def __getattr__(name):
     """tf.profiler.AdviceProto: a protobuf message, loaded (with protobuf) when asked for."""
     if name == "AdviceProto":
-        from minitf.proto import tfprof_log_pb2  # noqa: PLC0415 - protobuf, loaded when used
+        from minitf.proto import tfprof_log_pb2  # noqa: PLC0415 - protobuf, loaded only when used
         return tfprof_log_pb2.AdviceProto
     raise _tf1_api.missing_name_error("tf.profiler", __name__, name)

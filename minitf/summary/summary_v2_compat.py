@@ -38,7 +38,7 @@ def get_summary_description(node_def):
     attr (JSON)."""
     from google.protobuf import json_format  # noqa: PLC0415 - protobuf, loaded only when used
 
-    from minitf.proto import summary_pb2  # noqa: PLC0415 - the same
+    from minitf.proto import summary_pb2  # noqa: PLC0415 - protobuf, loaded only when used
     if node_def.op != "TensorSummary":
         raise ValueError("Can't get_summary_description on %s" % node_def.op)
     description = node_def.attr.get("description", b"")

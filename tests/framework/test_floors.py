@@ -41,6 +41,7 @@ FLOORS = {
     "": 7, "__main__": 7, "tour": 7, "visualize": 7, "test": 7, "math": 7, "linalg": 7, "nn": 7,
     "compat": 7, "config": 7, "io": 7, "queue": 7, "dtypes": 7, "random": 7,
     "initializers": 7, "debugging": 7, "strings": 7, "manip": 7, "sparse": 7,
+    "bitwise": 7, "lookup": 7, "nest": 7, "raw_ops": 7, "user_ops": 7, "version": 7,
 }
 FLOOR_NAMES = {0: "floor", 1: "runtime (kernels)", 2: "runtime (executor, device)",
                3: "runtime (session)", 4: "runtime (distributed)", 5: "builders",

@@ -3,7 +3,7 @@
 A reader op (`TFRecordReaderV2`, `TextLineReaderV2`, ...) makes a reader
 resource; `ReaderReadV2(reader, queue)` takes the next record of the file
 it is reading, and dequeues the next file name from `queue` when it has
-none or the file is done. The front end is `minitf/ops/io_ops.py`, the
+none or the file is done. The front end is `minitf/data/queue_readers.py`, the
 kernels `minitf/kernels/cpu/reader_kernels.py`.
 
 Mirrors the reader ops of `tensorflow/core/ops/io_ops.cc`.

@@ -452,7 +452,7 @@ def decode_json_example(ctx, json_examples):
     """Protobuf's JSON parser fills a tf.train.Example from each text; its bytes come out."""
     from google.protobuf import json_format  # noqa: PLC0415 - protobuf, loaded only when used
 
-    from minitf.proto import example_pb2  # noqa: PLC0415 - the same
+    from minitf.proto import example_pb2  # noqa: PLC0415 - protobuf, loaded only when used
     texts_in = np.asarray(json_examples, dtype=object)
     out = np.empty(texts_in.shape, dtype=object)
     for index, value in np.ndenumerate(texts_in):

@@ -26,12 +26,12 @@ Mirrors `tensorflow/core/framework/reader_base.cc` and the readers of
 `identity_reader_op.cc`).
 """
 
+import contextlib
 import threading
 import zlib
 
 import numpy as np
 
-from minitf.data import file_io
 from minitf.framework import record_io
 from minitf.framework.dataset import ResourceHandle, scalar, unwrap
 from minitf.framework.kernel_registry import register_kernel
@@ -40,6 +40,15 @@ from minitf.kernels.cpu.queue_kernels import QueueBase
 from minitf.kernels.kernel_util import invalid, text
 
 CPU_ONLY = ("CPU",)
+
+
+@contextlib.contextmanager
+def _tf_errors(path):
+    """A block whose OSError (a missing file, ...) is raised as TensorFlow's OpError."""
+    try:
+        yield
+    except OSError as e:
+        raise errors.from_os_error(e, path) from None
 
 
 class ReaderBase:
@@ -83,7 +92,7 @@ class TFRecordReader(ReaderBase):
         super().__init__(name)
 
     def on_work_started(self):
-        with file_io.tf_errors(self.current_work):
+        with _tf_errors(self.current_work):
             file = open(self.current_work, "rb")  # noqa: SIM115 - the RecordReader closes it
         self._records = record_io.RecordReader(file, self.current_work, self.compression_type)
 
@@ -108,7 +117,7 @@ class TextLineReader(ReaderBase):
         super().__init__(name)
 
     def on_work_started(self):
-        with file_io.tf_errors(self.current_work):
+        with _tf_errors(self.current_work):
             self._file = open(self.current_work, "rb")  # noqa: SIM115 - closed in close_work
         self._line_number = 0
         for _ in range(self.skip_header_lines):
@@ -147,7 +156,7 @@ class _OneRecordPerWork(ReaderBase):
 
 class WholeFileReader(_OneRecordPerWork):
     def record(self):
-        with file_io.tf_errors(self.current_work), open(self.current_work, "rb") as f:
+        with _tf_errors(self.current_work), open(self.current_work, "rb") as f:
             return f.read()
 
 
@@ -165,7 +174,7 @@ class FixedLengthRecordReader(ReaderBase):
         super().__init__(name)
 
     def on_work_started(self):
-        with file_io.tf_errors(self.current_work), open(self.current_work, "rb") as f:
+        with _tf_errors(self.current_work), open(self.current_work, "rb") as f:
             data = f.read()
         if self.encoding:
             try:
