@@ -158,6 +158,48 @@ from minitf import sparse  # noqa: F401,E402
 # --- files, records and input (tf.io, tf.train, tf.data): their tf.* names ---------
 from minitf.data.file_ops import matching_files, read_file, write_file  # noqa: F401,E402
 
+# --- The rest of tf.*: sorting, histograms, partitioners, templates, gradients' helpers,
+# bitwise ops, tf.nest, versions and build info, resource files, proto classes ---
+from minitf import bitwise, lookup, nest, raw_ops, user_ops, version  # noqa: F401,E402
+from minitf.autodiff.custom_gradient import grad_pass_through, recompute_grad  # noqa: F401,E402
+from minitf.autodiff.registry import NotDifferentiable as NoGradient  # noqa: F401,E402
+from minitf.graph.dtypes import QUANTIZED_DTYPES  # noqa: F401,E402
+from minitf.graph.errors import OpError  # noqa: F401,E402
+from minitf.graph.ops import init_scope, op_scope  # noqa: F401,E402
+from minitf.graph.tensor_util import (get_static_value, is_symbolic_tensor,  # noqa: F401,E402
+                                      is_tensor)
+from minitf.graph.versions import (COMPILER_VERSION, CXX11_ABI_FLAG, CXX_VERSION,  # noqa: F401,E402
+                                   GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER,
+                                   GRAPH_DEF_VERSION_MIN_PRODUCER, MONOLITHIC_BUILD)
+from minitf.kernels.load_library import load_file_system_library, load_library  # noqa: F401,E402
+from minitf.ops.data_flow_ops import (ConditionalAccumulator,  # noqa: F401,E402
+                                      ConditionalAccumulatorBase, SparseConditionalAccumulator)
+from minitf.ops.histogram_ops import (histogram_fixed_width,  # noqa: F401,E402
+                                      histogram_fixed_width_bins)
+from minitf.ops.init_ops import orthogonal_initializer  # noqa: F401,E402
+from minitf.data.queue_readers import (FixedLengthRecordReader, IdentityReader,  # noqa: F401,E402
+                                      ReaderBase, TextLineReader, TFRecordReader,
+                                      WholeFileReader)
+from minitf.ops.logging_ops import timestamp  # noqa: F401,E402
+from minitf.ops.math_ops import igamma, igammac, saturate_cast, sparse_matmul  # noqa: F401,E402
+from minitf.ops.partitioned_variables import (  # noqa: F401,E402
+    create_partitioned_variables, fixed_size_partitioner, min_max_variable_partitioner,
+    variable_axis_size_partitioner)
+from minitf.ops.random_ops import random_crop  # noqa: F401,E402
+from minitf.ops.script_ops import numpy_function, py_function  # noqa: F401,E402
+from minitf.ops.parsing_ops import decode_json_example  # noqa: F401,E402
+from minitf.ops.sort_ops import argsort, sort  # noqa: F401,E402
+from minitf.ops.sparse_ops import (deserialize_many_sparse, serialize_many_sparse,  # noqa: F401,E402
+                                   serialize_sparse)
+from minitf.ops.template import make_template  # noqa: F401,E402
+from minitf.ops.variables import assert_variables_initialized  # noqa: F401,E402
+from minitf.platform import resource_loader, sysconfig  # noqa: F401,E402
+
+# tf.AttrValue, tf.MetaGraphDef, ...: graph and meta graph messages, loaded (with protobuf)
+# when first asked for, as the summary messages below.
+_GRAPH_PROTOS = {"AttrValue": "attr_value_pb2", "NameAttrList": "attr_value_pb2",
+                 "MetaGraphDef": "meta_graph_pb2", "TensorInfo": "meta_graph_pb2"}
+
 del _dtypes
 
 
@@ -170,4 +212,7 @@ def __getattr__(name):
     """Called for a name minitf lacks: says so when it is one of TF 1.15's."""
     if name in _SUMMARY_PROTOS:
         return summary.proto_class(name)
+    if name in _GRAPH_PROTOS:
+        import importlib  # noqa: PLC0415 - protobuf, loaded only when used
+        return getattr(importlib.import_module("minitf.proto." + _GRAPH_PROTOS[name]), name)
     raise _tf1_api.missing_name_error("tf", __name__, name)

@@ -13,6 +13,7 @@ Mirrors TF 1.15's `tf.debugging` namespace.
 
 from minitf.graph import tf1_api as _tf1_api
 from minitf.ops.check_ops import *  # noqa: F401,F403
+from minitf.ops.check_ops import assert_shapes  # noqa: F401
 from minitf.ops.control_flow_ops import Assert  # noqa: F401
 from minitf.ops.numerics import check_numerics  # noqa: F401
 from minitf.ops.numerics import verify_tensor_all_finite as assert_all_finite  # noqa: F401

@@ -14,6 +14,7 @@ from minitf.graph import tf1_api as _tf1_api
 from minitf.ops.init_ops import Constant as constant  # noqa: F401
 from minitf.ops.init_ops import GlorotNormal as glorot_normal  # noqa: F401
 from minitf.ops.init_ops import GlorotUniform as glorot_uniform  # noqa: F401
+from minitf.ops.init_ops import Identity as identity  # noqa: F401
 from minitf.ops.init_ops import Ones as ones  # noqa: F401
 from minitf.ops.init_ops import RandomNormal as random_normal  # noqa: F401
 from minitf.ops.init_ops import RandomUniform as random_uniform  # noqa: F401

@@ -21,6 +21,9 @@ from minitf.ops.parsing_ops import (decode_compressed, decode_csv, decode_raw,  
                                     parse_single_example, parse_single_sequence_example,
                                     parse_tensor, serialize_tensor)
 from minitf.saver.meta_graph import write_graph  # noqa: F401
+from minitf.ops.parsing_ops import decode_json_example  # noqa: F401,E402
+from minitf.ops.sparse_ops import (deserialize_many_sparse, serialize_many_sparse,  # noqa: F401,E402
+                                   serialize_sparse)
 
 # --- tf.io's names for the queues (`tf.queue`) and the base64 string ops (`tf.*`) ---
 from minitf.ops.data_flow_ops import (PaddingFIFOQueue, PriorityQueue,  # noqa: F401,E402

@@ -37,7 +37,7 @@ from minitf.ops.math_ops import (accumulate_n, bincount, is_non_decreasing,  # n
 from minitf.ops.math_ops import (bessel_i0, bessel_i0e, bessel_i1, bessel_i1e,  # noqa: F401
                                  cumulative_logsumexp, digamma, erf, erfc, erfcinv, erfinv,
                                  lbeta, lgamma, ndtri, polygamma, reduce_euclidean_norm, zeta)
-from minitf.ops.math_ops import betainc, log_sigmoid  # noqa: F401
+from minitf.ops.math_ops import betainc, igamma, igammac, log_sigmoid  # noqa: F401
 # Neural-network functions that TensorFlow also files under tf.math.
 from minitf.ops.nn_impl import zero_fraction  # noqa: F401
 from minitf.ops.nn_ops import (in_top_k, l2_normalize, log_softmax, softmax,  # noqa: F401

@@ -48,6 +48,7 @@ from minitf.ops.sparse_ops import sparse_tensor_dense_matmul as sparse_dense_mat
 from minitf.ops.sparse_ops import sparse_tensor_to_dense as to_dense  # noqa: F401
 from minitf.ops.sparse_ops import sparse_to_indicator as to_indicator  # noqa: F401
 from minitf.ops.sparse_ops import sparse_transpose as transpose  # noqa: F401
+from minitf.ops.data_flow_ops import SparseConditionalAccumulator  # noqa: F401,E402
 
 
 def __getattr__(name):

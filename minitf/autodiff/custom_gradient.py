@@ -29,7 +29,15 @@ only reference variables: it finds the variables `f` reads by walking back
 from `y` to the inputs (as later TF versions do with
 `get_dependent_variables`), whether created inside `f` or before.
 
-Mirrors `tensorflow/python/ops/custom_gradient.py` (_graph_mode_decorator).
+Two decorators are built on it: `tf.grad_pass_through(f)`, whose gradient
+is the identity (backprop passes over `f` as if it were not there, say over
+an assignment), and `tf.recompute_grad(f)`, whose gradient builds `f`'s ops
+a second time inside the backward pass, so that its activations need not be
+kept from the forward pass (in minitf's graph both copies are nodes; the
+saving is TensorFlow's, on a device that frees tensors early).
+
+Mirrors `tensorflow/python/ops/custom_gradient.py` (_graph_mode_decorator,
+grad_pass_through, recompute_grad).
 """
 
 import functools
@@ -37,12 +45,13 @@ import inspect
 import itertools
 import logging
 
+from minitf.autodiff import gradients_impl
 from minitf.autodiff import registry
 from minitf.graph import ops
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.ops import array_ops
 
-__all__ = ["custom_gradient"]
+__all__ = ["custom_gradient", "grad_pass_through", "recompute_grad"]
 
 _uid = itertools.count(1)
 _VARIABLE_OP_TYPES = ("VariableV2", "Variable", "VarHandleOp")
@@ -56,6 +65,47 @@ def custom_gradient(f):
         return _graph_mode_decorator(f, *args, **kwargs)
 
     return decorated
+
+
+def grad_pass_through(f):
+    """`f` with the identity as its gradient: dy goes to f's inputs unchanged.
+
+    `tf.grad_pass_through(tf.assign)(v, x)` lets the gradient reach x through an
+    assignment, which has none of its own. Variables `f` reads get None.
+    """
+
+    @custom_gradient
+    def _grad_pass_through_op(*args):
+        def grad(*dy, **kwargs):
+            variables = kwargs.get("variables")
+            if variables is not None:
+                return list(dy), [None] * len(variables)
+            return list(dy)
+        return f(*args), grad
+
+    return functools.wraps(f)(_grad_pass_through_op)
+
+
+def recompute_grad(f):
+    """`f` whose gradient builds f's forward ops again rather than reuse the first ones."""
+
+    @custom_gradient
+    def inner(*args):
+        result = f(*args)
+
+        def grad(*dresult, **kwargs):
+            variables = list(kwargs.get("variables") or [])
+            with ops.control_dependencies(dresult):
+                recomputed = _flatten(f(*args))
+            sources = list(args) + [v.value() for v in variables]
+            grads = gradients_impl.gradients(recomputed, sources, grad_ys=list(dresult))
+            if kwargs.get("variables") is not None:
+                return grads[:len(args)], grads[len(args):]
+            return grads[:len(args)]
+
+        return result, grad
+
+    return functools.wraps(f)(inner)
 
 
 def _graph_mode_decorator(f, *args, **kwargs):

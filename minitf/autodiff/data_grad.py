@@ -21,11 +21,22 @@ DATASET_OPS = ("TensorDataset", "TensorSliceDataset", "RangeDataset", "Generator
                "PrefetchDataset", "CacheDataset", "UnbatchDataset")
 
 ITERATOR_OPS = ("MakeIterator", "IteratorGetNext", "IteratorToStringHandle",
-                "IteratorFromStringHandleV2", "PyFunc", "SerializeSparse", "DeserializeSparse")
+                "IteratorFromStringHandleV2", "PyFunc", "EagerPyFunc", "SerializeSparse", "DeserializeSparse")
+
+READER_OPS = ("ReaderReadV2", "ReaderReadUpToV2", "ReaderNumRecordsProducedV2",
+              "ReaderNumWorkUnitsCompletedV2", "ReaderSerializeStateV2", "ReaderRestoreStateV2",
+              "ReaderResetV2", "TFRecordReaderV2", "TextLineReaderV2", "WholeFileReaderV2",
+              "FixedLengthRecordReaderV2", "IdentityReaderV2")
+
+ACCUMULATOR_OPS = ("ResourceConditionalAccumulator", "SparseConditionalAccumulator",
+                   "ResourceAccumulatorApplyGradient", "SparseAccumulatorApplyGradient",
+                   "ResourceAccumulatorTakeGradient", "SparseAccumulatorTakeGradient",
+                   "ResourceAccumulatorNumAccumulated", "AccumulatorNumAccumulated",
+                   "ResourceAccumulatorSetGlobalStep", "AccumulatorSetGlobalStep")
 
 QUEUE_OPS = ("QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2", "QueueDequeueManyV2",
              "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2", "QueueIsClosedV2")
 
-for _op_type in PARSING_OPS + DATASET_OPS + ITERATOR_OPS + QUEUE_OPS:
+for _op_type in PARSING_OPS + DATASET_OPS + ITERATOR_OPS + QUEUE_OPS + READER_OPS + ACCUMULATOR_OPS:
     NotDifferentiable(_op_type)
 del _op_type

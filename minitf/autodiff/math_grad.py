@@ -54,6 +54,10 @@ for _op_type in ("Less", "LessEqual", "Greater", "GreaterEqual", "Equal", "NotEq
                  "LogicalAnd", "LogicalOr", "LogicalNot", "Any", "All",
                  "ArgMax", "ArgMin", "Range", "LinSpace", "Where", "BroadcastGradientArgs"):
     NotDifferentiable(_op_type)
+# Bits of integers, and a clock reading.
+for _op_type in ("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift",
+                 "Timestamp"):
+    NotDifferentiable(_op_type)
 
 
 # =============================================================================
@@ -501,6 +505,29 @@ def _betainc_grad(op, grad):
     return None, None, _sum_to_shape(partial_x * grad, rx, array_ops.shape(x))
 
 
+def _igamma_partial_x(a, x):
+    """d P(a, x) / dx = x^(a-1) e^-x / Gamma(a)."""
+    return math_ops.exp(-x + (a - 1) * math_ops.log(x) - math_ops.lgamma(a))
+
+
+@RegisterGradient("Igamma")
+def _igamma_grad(op, grad):
+    """The gradient in x; in a, None (TensorFlow's IgammaGradA op is not in minitf)."""
+    a, x = op.inputs
+    _, sx, _, rx = _reduction_axes_for_broadcast(a, x)
+    with ops.control_dependencies([grad]):
+        return None, _sum_to_shape(_igamma_partial_x(a, x) * grad, rx, sx)
+
+
+@RegisterGradient("Igammac")
+def _igammac_grad(op, grad):
+    """Q = 1 - P: the negated gradient of Igamma in x."""
+    a, x = op.inputs
+    _, sx, _, rx = _reduction_axes_for_broadcast(a, x)
+    with ops.control_dependencies([grad]):
+        return None, _sum_to_shape(-_igamma_partial_x(a, x) * grad, rx, sx)
+
+
 @RegisterGradient("Polygamma")
 def _polygamma_grad(op, grad):
     """d polygamma(n, x) / dx = polygamma(n + 1, x); no gradient for the order n."""
@@ -680,6 +707,7 @@ def _add_n_grad(op, grad):
 # Matrix products
 # =============================================================================
 
+@RegisterGradient("SparseMatMul")
 @RegisterGradient("MatMul")
 def _matmul_grad(op, grad):
     """For C = A B: dA = dC B^T and dB = A^T dC, rearranged for each transpose flag.

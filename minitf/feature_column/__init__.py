@@ -12,7 +12,9 @@ live here; the modules follow the kinds of column:
 * `crossed_columns.py`: `crossed_column`, hashed by the SparseCross op;
 * `embedding_columns.py`: `embedding_column`, `shared_embedding_columns` and
   `indicator_column`, the dense views of categorical columns;
-* `model_functions.py`: `input_layer` and `linear_model`.
+* `model_functions.py`: `input_layer` and `linear_model`;
+* `sequence_columns.py`: `sequence_numeric_column` and the
+  `sequence_categorical_column_with_*` columns, for sequence models.
 
 `utils.py` holds the argument checks the constructors share.
 `FixedLenFeature` and `VarLenFeature` (`minitf/ops/parsing_config.py`) are the parse
@@ -34,6 +36,10 @@ from minitf.feature_column.embedding_columns import (embedding_column, indicator
                                                      shared_embedding_columns)
 from minitf.feature_column.model_functions import input_layer, linear_model
 from minitf.feature_column.numeric_columns import bucketized_column, numeric_column
+from minitf.feature_column.sequence_columns import (
+    sequence_categorical_column_with_hash_bucket, sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list, sequence_numeric_column)
 from minitf.ops.parsing_config import FixedLenFeature  # noqa: F401
 from minitf.ops.parsing_config import VarLenFeature  # noqa: F401
 
@@ -46,4 +52,8 @@ __all__ = [
     "categorical_column_with_vocabulary_file", "categorical_column_with_hash_bucket",
     "crossed_column", "weighted_categorical_column",
     "indicator_column", "embedding_column", "shared_embedding_columns",
+    "sequence_numeric_column", "sequence_categorical_column_with_identity",
+    "sequence_categorical_column_with_hash_bucket",
+    "sequence_categorical_column_with_vocabulary_list",
+    "sequence_categorical_column_with_vocabulary_file",
 ]

@@ -1176,6 +1176,13 @@ def name_scope(name, default_name=None, values=None):
         yield scope
 
 
+@contextlib.contextmanager
+def op_scope(values, name, default_name=None):
+    """Deprecated since TF 0.11: `name_scope(name, default_name, values)`, arguments reordered."""
+    with name_scope(name, default_name=default_name, values=values) as scope:
+        yield scope
+
+
 def control_dependencies(control_inputs):
     return get_default_graph().control_dependencies(control_inputs)
 

@@ -82,3 +82,35 @@ def constant_value_as_shape(tensor):
 
 def make_ndarray(value):
     return np.asarray(value)
+
+
+# --- what counts as a tensor -----------------------------------------------------------
+
+def is_tensor(x):
+    """`tf.is_tensor`: True for a Tensor, a SparseTensor, an IndexedSlices or a Variable.
+
+    The composites are told by their parts (this module cannot import their
+    classes), a Variable by its `is_tensor_like` flag, TF's own protocol.
+    """
+    return (is_graph_tensor(x) or _is_composite_tensor(x)
+            or getattr(type(x), "is_tensor_like", False))
+
+
+def _is_composite_tensor(x):
+    return type(x).__name__ in ("SparseTensor", "IndexedSlices") and hasattr(x, "values")
+
+
+def is_symbolic_tensor(x):
+    """True for a graph Tensor: in minitf's graph mode, every Tensor is symbolic."""
+    return is_graph_tensor(x)
+
+
+def get_static_value(tensor, partial=False):
+    """`tf.get_static_value`: the value of `tensor` when the graph alone decides it, else None.
+
+    A NumPy value is returned as it is. `partial` (TF's switch for partially
+    known values) changes nothing here: minitf knows a value entirely or not.
+    """
+    del partial
+    return constant_value(tensor)
+

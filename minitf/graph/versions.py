@@ -14,6 +14,8 @@ too ("minitf-0.1.0"). Keep `MINITF_VERSION` in step with `pyproject.toml`
 Mirrors `tensorflow/python/framework/versions.py`.
 """
 
+import platform
+
 # The TensorFlow API minitf implements.
 __version__ = "1.15.0"
 VERSION = __version__
@@ -26,3 +28,14 @@ GIT_VERSION = "minitf-" + MINITF_VERSION
 # 1.15's producer version, and the oldest consumer that may read the graph.
 GRAPH_DEF_VERSION = 134
 GRAPH_DEF_VERSION_MIN_CONSUMER = 0
+# The oldest producer whose graphs this build still reads.
+GRAPH_DEF_VERSION_MIN_PRODUCER = 0
+
+# How TensorFlow's C++ core was built (tf.sysconfig, tf.version). minitf has
+# no C++ core: the compiler is the one that built the Python running it, the
+# pre-C++11 string ABI and the monolithic build are both "no", and the C++
+# standard is the one TF 2.x builds with (C++17).
+COMPILER_VERSION = platform.python_compiler()
+CXX11_ABI_FLAG = 0
+CXX_VERSION = 201703
+MONOLITHIC_BUILD = 0

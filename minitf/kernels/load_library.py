@@ -28,7 +28,13 @@ attrs that cannot be inferred from the inputs, then `name=None`, and
 ending in `apply_op`. A library that fails while loading leaves nothing
 registered behind, so it can be fixed and loaded again.
 
-Mirrors `tensorflow/python/framework/load_library.py` (load_op_library) and
+`tf.load_library(path)` loads kernels rather than a module of wrappers: a
+library file, or every library file of a directory, run the same way, with
+nothing returned; `tf.load_file_system_library(path)` is the same run for a
+library that registers a file system with `tf.io.gfile`.
+
+Mirrors `tensorflow/python/framework/load_library.py` (load_op_library,
+load_library, load_file_system_library) and
 the wrapper generator `tensorflow/python/framework/python_op_gen.cc`.
 """
 
@@ -45,7 +51,7 @@ from minitf.framework.op_def import register_op  # noqa: F401  re-exported for o
 from minitf.graph import errors
 from minitf.graph.op_def_library import apply_op
 
-__all__ = ["load_op_library", "register_op", "register_kernel"]
+__all__ = ["load_op_library", "register_op", "register_kernel"]  # load_library: minitf/__init__.py
 
 _COMPILED_SUFFIXES = (".so", ".dylib", ".dll")
 _loaded_modules = {}  # real path of a library -> the module load_op_library returned
@@ -67,6 +73,29 @@ def load_op_library(library_filename):
             module = _wrapper_module(library, [op_def_lib.get_op_def(t) for t in op_types])
             _loaded_modules[path] = module
     return module
+
+
+def load_library(library_location):
+    """Runs the op library at `library_location`, or each one in that directory; returns None.
+
+    A missing path is a NotFoundError, as in TensorFlow.
+    """
+    if os.path.isdir(library_location):
+        paths = sorted(os.path.join(library_location, entry)
+                       for entry in os.listdir(library_location)
+                       if entry.endswith((".py",) + _COMPILED_SUFFIXES))
+    elif os.path.exists(library_location):
+        paths = [library_location]
+    else:
+        raise errors.NotFoundError(None, None, "The file or folder to load kernel libraries "
+                                   "from does not exist. %s" % library_location)
+    for path in paths:
+        load_op_library(path)
+
+
+def load_file_system_library(library_filename):
+    """Deprecated in TF 1.15 in favour of load_library: runs one library file; returns None."""
+    load_op_library(library_filename)
 
 
 # --- running the library -----------------------------------------------------------

@@ -333,3 +333,69 @@ def _successive_differences(x):
         raise TypeError("Expected x to be numeric, instead found: %s" % x)
     return (array_ops.strided_slice(x, [1], [0], end_mask=1)
             - array_ops.strided_slice(x, [0], [-1]))
+
+
+# --- assert_shapes: ranks and dimensions, named ones consistent across tensors ----------------
+
+def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
+    """Checks each (tensor, shape spec) of `shapes` (pairs, or a dict).
+
+    A spec lists the dimensions: an int is that size, a string names a size
+    that every other dimension of that name must share (`("N", 3)`,
+    `("N",)`), None is any size, and a leading "..." or "*" allows any
+    dimensions before the rest. What the static shapes decide raises
+    ValueError at once; the rest is checked when the returned op runs.
+    """
+    del data, summarize
+    pairs = list(shapes.items()) if isinstance(shapes, dict) else list(shapes)
+    prefix = (message + "  ") if message else ""
+    with ops.name_scope(name, "assert_shapes", [x for x, _ in pairs]):
+        assertions = []
+        sizes = {}  # name -> (its size: an int or a scalar tensor, which tensor and dim)
+        for x, spec in pairs:
+            x = convert_to_tensor(x)
+            spec = list(spec)
+            any_prefix = bool(spec) and spec[0] in ("...", "*")
+            dims = spec[1:] if any_prefix else spec
+            assertions.append(_assert_spec_rank(x, len(dims), any_prefix, prefix))
+            shape = array_ops.shape(x)
+            static = x.shape.as_list() if x.shape.ndims is not None else None
+            for offset, dim in enumerate(dims):
+                if dim is None:
+                    continue
+                index = offset - len(dims) if any_prefix else offset
+                known = static[index] if static is not None else None
+                actual = known if known is not None else shape[index]
+                if isinstance(dim, str):
+                    if dim not in sizes:
+                        sizes[dim] = (actual, x, index)
+                        continue
+                    expected, source, source_index = sizes[dim]
+                    cause = "Specified by tensor %s dimension %d.  " % (source.name, source_index)
+                else:
+                    expected, cause = int(dim), "Specified explicitly.  "
+                what = "%s%sTensor %s dimension %d must have size" % (prefix, cause, x.name, index)
+                if isinstance(actual, int) and isinstance(expected, int):
+                    if actual != expected:
+                        raise ValueError("%s %d.  Received size %d, shape %s" % (
+                            what, expected, actual, tuple(static)))
+                    continue
+                assertions.append(control_flow_ops.Assert(
+                    math_ops.equal(math_ops.cast(actual, dtypes.int64),
+                                   math_ops.cast(expected, dtypes.int64)),
+                    [what, expected, "Received size", actual]))
+        return control_flow_ops.group(*[a for a in assertions if a is not None])
+
+
+def _assert_spec_rank(x, rank, at_least, prefix):
+    """The rank check of one spec: at once when the rank is known, else an op (or None)."""
+    if x.shape.ndims is not None:
+        ok = x.shape.ndims >= rank if at_least else x.shape.ndims == rank
+        if not ok:
+            raise ValueError("%sTensor %s must have rank %s%d.  Received rank %d, shape %s" % (
+                prefix, x.name, "at least " if at_least else "", rank, x.shape.ndims,
+                tuple(x.shape.as_list())))
+        return None
+    if at_least:
+        return assert_rank_at_least(x, rank)
+    return assert_rank(x, rank)

@@ -31,7 +31,9 @@ from minitf.graph import ops
 from minitf.graph import random_seed
 from minitf.graph import tensor_shape
 from minitf.graph.op_def_library import apply_op
+from minitf.graph.sparse_tensor import IndexedSlices
 from minitf.graph.tensor_conversion import convert_to_tensor
+from minitf.ops import math_ops
 
 __all__ = ["QueueBase", "FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue"]
 
@@ -273,3 +275,119 @@ def stack_pop_v2(handle, elem_type, name=None):
 
 def stack_close_v2(handle, name=None):
     return apply_op("StackCloseV2", name=name, handle=handle)
+
+
+# =============================================================================
+# Conditional accumulators
+# =============================================================================
+
+class ConditionalAccumulatorBase:
+    """An accumulator resource: gradients applied by many workers, taken once enough came.
+
+    See `minitf/kernels/cpu/accumulator_kernels.py` for what apply and take do.
+    """
+
+    def __init__(self, dtype, shape, accumulator_ref):
+        self._dtype = dtype
+        self._shape = (tensor_shape.TensorShape(shape) if shape is not None
+                       else tensor_shape.unknown_shape())
+        self._accumulator_ref = accumulator_ref
+        self._name = accumulator_ref.op.name.split("/")[-1]
+
+    @property
+    def accumulator_ref(self):
+        return self._accumulator_ref
+
+    @property
+    def name(self):
+        return self._name
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    _NUM_ACCUMULATED = "ResourceAccumulatorNumAccumulated"
+    _SET_GLOBAL_STEP = "ResourceAccumulatorSetGlobalStep"
+
+    def num_accumulated(self, name=None):
+        """How many gradients have been summed since the last take."""
+        if name is None:
+            name = "%s_NumAccumulated" % self._name
+        return apply_op(self._NUM_ACCUMULATED, name=name, handle=self._accumulator_ref)
+
+    def set_global_step(self, new_global_step, name=None):
+        """Sets the step below which applied gradients are stale."""
+        return apply_op(self._SET_GLOBAL_STEP, name=name, handle=self._accumulator_ref,
+                        new_global_step=math_ops.cast(convert_to_tensor(new_global_step),
+                                                      dtypes_lib.int64))
+
+
+def _accumulator_ref(op_type, dtype, shape, shared_name, name, reduction_type):
+    shape = tensor_shape.as_shape(shape) if shape is not None else tensor_shape.unknown_shape()
+    return apply_op(op_type, name=name, dtype=dtype, shape=shape, shared_name=shared_name or "",
+                    reduction_type=reduction_type)
+
+
+class ConditionalAccumulator(ConditionalAccumulatorBase):
+    """Dense gradients: take_grad gives their mean (or sum) once num_required were applied."""
+
+    def __init__(self, dtype, shape=None, shared_name=None, name="conditional_accumulator",
+                 reduction_type="MEAN"):
+        super().__init__(dtype, shape, _accumulator_ref(
+            "ResourceConditionalAccumulator", dtype, shape, shared_name, name, reduction_type))
+
+    def apply_grad(self, grad, local_step=0, name=None):
+        """Adds `grad`, computed at `local_step` (dropped if older than the global step)."""
+        grad = convert_to_tensor(grad, self._dtype)
+        grad.shape.assert_is_compatible_with(self._shape)
+        local_step = math_ops.cast(convert_to_tensor(local_step), dtypes_lib.int64)
+        return apply_op("ResourceAccumulatorApplyGradient", name=name,
+                        handle=self._accumulator_ref, local_step=local_step, gradient=grad)
+
+    def take_grad(self, num_required, name=None):
+        """Waits for num_required gradients; their mean (or sum), and the next step begins."""
+        out = apply_op("ResourceAccumulatorTakeGradient", name=name,
+                       handle=self._accumulator_ref, num_required=num_required,
+                       dtype=self._dtype)
+        out.set_shape(self._shape)
+        return out
+
+
+class SparseConditionalAccumulator(ConditionalAccumulatorBase):
+    """Sparse gradients (indices, values, shape): rows summed by index, each averaged over
+    the gradients that had it."""
+
+    _NUM_ACCUMULATED = "AccumulatorNumAccumulated"
+    _SET_GLOBAL_STEP = "AccumulatorSetGlobalStep"
+
+    def __init__(self, dtype, shape=None, shared_name=None,
+                 name="sparse_conditional_accumulator", reduction_type="MEAN"):
+        super().__init__(dtype, shape, _accumulator_ref(
+            "SparseConditionalAccumulator", dtype, shape, shared_name, name, reduction_type))
+
+    def apply_indexed_slices_grad(self, grad, local_step=0, name=None):
+        """apply_grad of an IndexedSlices."""
+        return self.apply_grad(grad_indices=grad.indices, grad_values=grad.values,
+                               grad_shape=grad.dense_shape, local_step=local_step, name=name)
+
+    def apply_grad(self, grad_indices, grad_values, grad_shape=None, local_step=0, name=None):
+        """Adds the rows `grad_values` at `grad_indices`, computed at `local_step`."""
+        local_step = math_ops.cast(convert_to_tensor(local_step), dtypes_lib.int64)
+        return apply_op(
+            "SparseAccumulatorApplyGradient", name=name, handle=self._accumulator_ref,
+            local_step=local_step, gradient_indices=math_ops.cast(grad_indices, dtypes_lib.int64),
+            gradient_values=grad_values,
+            gradient_shape=math_ops.cast([] if grad_shape is None else grad_shape,
+                                         dtypes_lib.int64),
+            has_known_shape=grad_shape is not None)
+
+    def take_grad(self, num_required, name=None):
+        """(indices, values, shape) of the mean, once num_required gradients came."""
+        return apply_op("SparseAccumulatorTakeGradient", name=name,
+                        handle=self._accumulator_ref, num_required=num_required,
+                        dtype=self._dtype)
+
+    def take_indexed_slices_grad(self, num_required, name=None):
+        """take_grad as an IndexedSlices."""
+        indices, values, shape = self.take_grad(num_required, name=name)
+        return IndexedSlices(indices=indices, values=values, dense_shape=shape)

@@ -23,6 +23,8 @@ import numpy as np
 from minitf.graph import constant_op
 from minitf.graph import dtypes
 from minitf.ops import array_ops
+from minitf.ops import linalg_ops
+from minitf.ops import math_ops
 from minitf.ops import random_ops
 
 __all__ = ["zeros_initializer", "ones_initializer", "constant_initializer",
@@ -247,6 +249,57 @@ class GlorotNormal(VarianceScaling):
         return {"seed": self.seed, "dtype": self.dtype.name}
 
 
+class Orthogonal(Initializer):
+    """An orthogonal matrix (times `gain`), reshaped to the variable's shape.
+
+    The shape is read as a matrix [product of all but the last dimension,
+    last dimension]; the Q of the QR decomposition of a normal random matrix
+    of that shape, its columns' signs fixed by R's diagonal so that it is
+    uniform over the orthogonal matrices (Saxe et al. 2014).
+    """
+
+    def __init__(self, gain=1.0, seed=None, dtype=dtypes.float32):
+        self.gain = gain
+        self.seed = seed
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        dtype = self.dtype if dtype is None else dtypes.as_dtype(dtype)
+        if len(shape) < 2:
+            raise ValueError("The tensor to initialize must be at least two-dimensional")
+        num_rows = int(np.prod([int(d) for d in shape[:-1]]))
+        num_cols = int(shape[-1])
+        flat_shape = (num_cols, num_rows) if num_rows < num_cols else (num_rows, num_cols)
+        a = random_ops.random_normal(flat_shape, dtype=dtype, seed=self.seed)
+        q, r = linalg_ops.qr(a, full_matrices=False)
+        q *= math_ops.sign(array_ops.diag_part(r))
+        if num_rows < num_cols:
+            q = linalg_ops.matrix_transpose(q)
+        return self.gain * array_ops.reshape(q, shape)
+
+    def get_config(self):
+        return {"gain": self.gain, "seed": self.seed, "dtype": self.dtype.name}
+
+
+class Identity(Initializer):
+    """The identity matrix (times `gain`): for a 2-D variable only."""
+
+    def __init__(self, gain=1.0, dtype=dtypes.float32):
+        self.gain = gain
+        self.dtype = dtypes.as_dtype(dtype)
+
+    def __call__(self, shape, dtype=None, partition_info=None):
+        full_shape = shape if partition_info is None else partition_info.full_shape
+        if len(full_shape) != 2:
+            raise ValueError("Identity matrix initializer can only be used for 2D matrices.")
+        dtype = self.dtype if dtype is None else dtypes.as_dtype(dtype)
+        initializer = linalg_ops.eye(*[int(d) for d in full_shape], dtype=dtype)
+        return self.gain * initializer
+
+    def get_config(self):
+        return {"gain": self.gain, "dtype": self.dtype.name}
+
+
 # TF's lower-case names for the classes: `tf.zeros_initializer()` makes a Zeros.
 # The named variance scalings of the literature (tf.initializers.he_normal, ...): LeCun et
 # al. 1998 keep the variance of the activations, He et al. 2015 double it for ReLUs.
@@ -281,6 +334,7 @@ uniform_unit_scaling_initializer = UniformUnitScaling
 variance_scaling_initializer = VarianceScaling
 glorot_uniform_initializer = GlorotUniform
 glorot_normal_initializer = GlorotNormal
+orthogonal_initializer = Orthogonal
 
 
 def _compute_fans(shape):

@@ -17,7 +17,7 @@ from minitf.graph.op_def_library import apply_op
 from minitf.graph.sparse_tensor import SparseTensor
 from minitf.ops import string_ops
 
-__all__ = ["Print"]
+__all__ = ["Print", "timestamp"]
 
 
 def Print(input_, data, message=None, first_n=None, summarize=None, name=None):  # noqa: N802
@@ -81,3 +81,8 @@ def _format(inputs, sep, summarize, name):
             pieces.append(str(value))
     return string_ops.string_format(sep.join(pieces), tensors, placeholder=placeholder,
                                     summarize=summarize, name=name)
+
+
+def timestamp(name=None):
+    """A float64 scalar: the time, in seconds since the epoch, at which the op runs."""
+    return apply_op("Timestamp", name=name)

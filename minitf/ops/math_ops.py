@@ -530,6 +530,16 @@ def polygamma(a, x, name=None):
     return apply_op("Polygamma", name=name, a=a, x=x)
 
 
+def igamma(a, x, name=None):
+    """P(a, x), the lower regularized incomplete gamma function (the Gamma(a) CDF at x)."""
+    return apply_op("Igamma", name=name, a=a, x=x)
+
+
+def igammac(a, x, name=None):
+    """Q(a, x) = 1 - P(a, x), the upper regularized incomplete gamma function."""
+    return apply_op("Igammac", name=name, a=a, x=x)
+
+
 def betainc(a, b, x, name=None):
     """The regularized incomplete beta function I_x(a, b): the Beta(a, b) CDF at x."""
     return apply_op("Betainc", name=name, a=a, b=b, x=x)
@@ -751,6 +761,30 @@ def cast(x, dtype, name=None):
         if x.dtype.base_dtype == base_type:
             return x
         return apply_op("Cast", name=scope, x=x, DstT=base_type)
+
+
+def sparse_matmul(a, b, transpose_a=False, transpose_b=False, a_is_sparse=False,
+                  b_is_sparse=False, name=None):
+    """a @ b of float32 matrices (a SparseMatMul op): the same product as tf.matmul; the
+    `*_is_sparse` hints are kept in the node for TensorFlow, which picks a kernel by them."""
+    return apply_op("SparseMatMul", name=name, a=a, b=b, transpose_a=transpose_a,
+                    transpose_b=transpose_b, a_is_sparse=a_is_sparse, b_is_sparse=b_is_sparse)
+
+
+def saturate_cast(value, dtype, name=None):
+    """`value` cast to `dtype`, first clipped into the range of `dtype` (300.0 -> uint8 255).
+
+    A plain cast of a value out of range wraps around or is undefined; this
+    one saturates.
+    """
+    with ops.name_scope(name, "saturate_cast", [value]) as name:
+        value = convert_to_tensor(value, name="value")
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if value.dtype.min < dtype.min:
+            value = maximum(value, convert_to_tensor(dtype.min, dtype=value.dtype, name="min"))
+        if value.dtype.max > dtype.max:
+            value = minimum(value, convert_to_tensor(dtype.max, dtype=value.dtype, name="max"))
+        return cast(value, dtype, name=name)
 
 
 def to_float(x, name="ToFloat"):

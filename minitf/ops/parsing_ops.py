@@ -314,6 +314,12 @@ def serialize_tensor(tensor, name=None):
     return apply_op("SerializeTensor", name=name, tensor=tensor)
 
 
+def decode_json_example(json_examples, name=None):
+    """Each JSON text of a `tf.train.Example` (protobuf's JSON mapping) as the Example's
+    bytes, which parse_example reads."""
+    return apply_op("DecodeJSONExample", name=name, json_examples=json_examples)
+
+
 def parse_tensor(serialized, out_type, name=None):
     """The tensor of dtype `out_type` whose TensorProto's bytes are `serialized`."""
     return apply_op("ParseTensor", name=name, serialized=serialized, out_type=out_type)

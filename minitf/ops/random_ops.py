@@ -23,6 +23,8 @@ from minitf.graph import random_seed
 from minitf.graph import tensor_shape
 from minitf.graph.op_def_library import apply_op
 from minitf.graph.tensor_conversion import convert_to_tensor
+from minitf.ops import array_ops
+from minitf.ops import control_flow_ops
 from minitf.ops import math_ops
 
 __all__ = ["random_normal", "random_uniform", "truncated_normal", "random_shuffle", "multinomial",
@@ -159,3 +161,20 @@ normal = random_normal
 uniform = random_uniform
 shuffle = random_shuffle
 poisson = random_poisson
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A slice of `value` of shape `size` at a random offset (size <= value's shape, checked
+    when the op runs)."""
+    with ops.name_scope(name, "random_crop", [value, size]) as name:
+        value = convert_to_tensor(value, name="value")
+        size = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        shape = array_ops.shape(value)
+        check = control_flow_ops.Assert(
+            math_ops.reduce_all(math_ops.greater_equal(shape, size)),
+            ["Need value.shape >= size, got ", shape, size], summarize=1000)
+        shape = control_flow_ops.with_dependencies([check], shape)
+        limit = shape - size + 1
+        offset = random_uniform(array_ops.shape(shape), dtype=size.dtype, maxval=size.dtype.max,
+                                seed=seed) % limit
+        return array_ops.slice(value, offset, size, name=name)

@@ -919,3 +919,30 @@ def _sparse_weights(values, weights):
     if not isinstance(weights, sparse_tensor.SparseTensor):
         raise ValueError("`weights` must be a SparseTensor if `values` is a SparseTensor.")
     return weights.values
+
+
+# --- a SparseTensor as strings: tf.io.serialize_sparse and friends ------------------------------
+
+def serialize_sparse(sp_input, name=None, out_type=dtypes.string):
+    """A [3] vector: the SparseTensor's indices, values and shape, each a TensorProto's bytes."""
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    return apply_op("SerializeSparse", name=name, sparse_indices=sp_input.indices,
+                    sparse_values=sp_input.values, sparse_shape=sp_input.dense_shape,
+                    out_type=out_type)
+
+
+def serialize_many_sparse(sp_input, name=None, out_type=dtypes.string):
+    """[rows, 3]: each row of the first dimension serialized as by serialize_sparse."""
+    sp_input = _convert_to_sparse_tensor(sp_input)
+    return apply_op("SerializeManySparse", name=name, sparse_indices=sp_input.indices,
+                    sparse_values=sp_input.values, sparse_shape=sp_input.dense_shape,
+                    out_type=out_type)
+
+
+def deserialize_many_sparse(serialized_sparse, dtype, rank=None, name=None):
+    """One SparseTensor from [rows, 3] serialized ones, the rows its first dimension."""
+    output_indices, output_values, output_shape = apply_op(
+        "DeserializeManySparse", name=name, serialized_sparse=serialized_sparse, dtype=dtype)
+    output_indices.set_shape([None, rank])
+    output_shape.set_shape([rank])
+    return SparseTensor(output_indices, output_values, output_shape)

@@ -40,6 +40,7 @@ from minitf.graph import constant_op
 from minitf.graph import dtypes
 from minitf.graph import ops
 from minitf.graph import tensor_shape
+from minitf.graph.op_def_library import apply_op
 from minitf.graph.sparse_tensor import IndexedSlices
 from minitf.graph.tensor_conversion import convert_to_tensor
 from minitf.graph.tensor_conversion import register_tensor_conversion_function
@@ -88,6 +89,8 @@ class Variable:
 
     # Makes `numpy_array * variable` call Variable.__rmul__ instead of NumPy's multiply.
     __array_priority__ = 100
+    # `tf.is_tensor(variable)` is True: a variable stands for its value (graph/tensor_util.py).
+    is_tensor_like = True
 
     def __init__(self, initial_value=None, trainable=None, collections=None,
                  validate_shape=True, caching_device=None, name=None, variable_def=None,
@@ -489,6 +492,26 @@ def initialize_local_variables():
 def is_variable_initialized(variable):
     """A scalar bool tensor: has `variable` been initialized?"""
     return state_ops.is_variable_initialized(variable)
+
+
+def assert_variables_initialized(var_list=None):
+    """An op that fails with FailedPreconditionError while a variable of `var_list` is not
+    initialized (the Rank of each variable: reading an uninitialized one fails); None when
+    there is no variable.
+
+    Deprecated in TF 1.15 in favour of report_uninitialized_variables.
+    """
+    if var_list is None:
+        var_list = global_variables() + local_variables()
+    if not var_list:
+        return None
+    ranks = []
+    for var in var_list:
+        with ops.colocate_with(var.op):
+            ranks.append(apply_op("Rank", input=var))
+    if len(ranks) == 1:
+        return ranks[0]
+    return array_ops.stack(ranks)
 
 
 def report_uninitialized_variables(var_list=None, name="report_uninitialized_variables"):

@@ -10,8 +10,10 @@ the parameters of trainable variables.
 Mirrors `tensorflow/python/profiler/tfprof_logger.py`.
 """
 
+import os
 import sys
 
+from minitf.graph import errors
 from minitf.graph import ops
 from minitf.profiler import flops_registry  # noqa: F401 - registers the FLOPs statistics
 from minitf.profiler.statistics import get_stats_for_node_def
@@ -72,3 +74,20 @@ def merge_default_with_oplog(graph, op_log=None, run_meta=None, add_trace=True,
         if entry.float_ops > 0 and all_ops[name].float_ops == 0:
             all_ops[name].float_ops = entry.float_ops
     return OpLogProto(log_entries=list(all_ops.values()))
+
+
+def write_op_log(graph, log_dir, op_log=None, run_meta=None, add_trace=True):
+    """Writes the op log of `graph` (merged with `op_log`) to `<log_dir>/tfprof_log`, as the
+    OpLogProto bytes TensorFlow's profiler reads."""
+    from minitf.proto import tfprof_log_pb2  # noqa: PLC0415 - protobuf, loaded only when used
+    op_log = merge_default_with_oplog(graph, op_log, run_meta, add_trace)
+    message = tfprof_log_pb2.OpLogProto()
+    for entry in op_log.log_entries:
+        message.log_entries.add(name=entry.name, float_ops=entry.float_ops, types=entry.types)
+    path = os.path.join(log_dir, "tfprof_log")
+    if not os.path.isdir(log_dir):
+        raise errors.NotFoundError(None, None, "%s; No such file or directory" % path)
+    temporary = path + ".tmp"
+    with open(temporary, "wb") as f:
+        f.write(message.SerializeToString())
+    os.replace(temporary, path)  # never a half-written log

@@ -14,6 +14,8 @@ Mirrors the `tf.summary` namespace of TF 1.15.
 from minitf.graph import tf1_api as _tf1_api
 from minitf.summary.summary import (audio, histogram, image, merge, merge_all,  # noqa: F401
                                     scalar, tensor_summary, text)
+from minitf.summary.summary_v2_compat import (all_v2_summary_ops,  # noqa: F401
+                                              get_summary_description, initialize)
 from minitf.summary.writer import FileWriter  # noqa: F401
 from minitf.summary.writer_cache import FileWriterCache  # noqa: F401
 

@@ -38,7 +38,8 @@ _TF_LEAVES_WITHOUT_GRADIENT = {
     # The samplers' outputs go through stop_gradient in the sampled losses.
     "UniformCandidateSampler", "LogUniformCandidateSampler", "LearnedUnigramCandidateSampler",
     "FixedUnigramCandidateSampler", "AllCandidateSampler", "ComputeAccidentalHits",
-    "IsFinite", "IsInf", "IsNan", "TruncateMod", "Bincount",
+    "IsFinite", "IsInf", "IsNan", "TruncateMod", "Bincount", "HistogramFixedWidth",
+    "Fact", "SerializeManySparse", "DeserializeManySparse", "DecodeJSONExample",
     "Lu", "MatrixLogarithm",
     "FractionalMaxPoolGrad", "FractionalAvgPoolGrad",
 }

@@ -492,6 +492,12 @@ def special_function_cases():
                     Case(lambda x: tf.betainc(tf.constant(2.0, tf.float64),
                                               tf.constant(3.0, tf.float64), x),
                          uniform([2, 2], 0.2, 0.8, 2), label="scalar_parameters")],
+        "Igamma": [Case(lambda x: tf.igamma(tf.constant([0.5, 2.0, 7.0], tf.float64), x),
+                        uniform([3], 0.3, 9.0, 1)),
+                   Case(lambda x: tf.math.igamma(tf.constant([[1.5], [4.0]], tf.float64), x),
+                        uniform([3], 0.3, 6.0, 2), label="broadcast")],
+        "Igammac": [Case(lambda x: tf.igammac(tf.constant([0.5, 2.0, 7.0], tf.float64), x),
+                         uniform([3], 0.3, 9.0, 3))],
         "Polygamma": [Case(lambda x: tf.polygamma(tf.constant([1.0, 2.0, 0.0], tf.float64), x),
                            positive_far([3], 1)),
                       Case(lambda x: tf.polygamma(tf.constant(1.0, tf.float64), x),
@@ -577,6 +583,12 @@ GRADIENT_CASES = {
                   static=False)],
     # --- matrix products ------------------------------------------------------------
     "MatMul": matmul_cases(),
+    # float32 only: finite differences through a cast, so a looser tolerance.
+    "SparseMatMul": [Case(lambda a, b, transpose_b=transpose_b: tf.cast(tf.sparse_matmul(
+        tf.cast(a, tf.float32), tf.cast(b, tf.float32), transpose_b=transpose_b,
+        a_is_sparse=True), tf.float64), uniform([2, 3], seed=1),
+        uniform([4, 3] if transpose_b else [3, 4], seed=2), tolerance=5e-3, delta=1e-2,
+        label="transpose_b" if transpose_b else "") for transpose_b in (False, True)],
     "BatchMatMulV2": batch_matmul_cases(),
     # --- reductions -----------------------------------------------------------------
     "Sum": reduction_cases(tf.reduce_sum),

@@ -28,7 +28,7 @@ def _first_missing_names():
     pairs = []
     for namespace in (tf, tf.nn, tf.math, tf.train, tf.test):
         path = "tf" + namespace.__name__[len("minitf"):]
-        missing = [n for n in NAMES["modules"][path] if n not in vars(namespace)
+        missing = [n for n in NAMES["modules"][path] if not hasattr(namespace, n)
                    and not tf1_api.exclusion_reason(path + "." + n)]
         if missing:
             pairs.append((namespace, missing[0]))

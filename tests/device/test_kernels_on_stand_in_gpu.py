@@ -319,6 +319,25 @@ def fused_contractions(other):
                  padding="SAME", fused_ops=["BiasAdd", "Relu6"])])
 
 
+@case("BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert", "LeftShift", "RightShift")
+def bitwise(other):
+    a, b = tf.constant([12, -7, 255, 0]), tf.constant([10, 3, 1, 31])
+    return Case([tf.bitwise.bitwise_and(a, b), tf.bitwise.bitwise_or(a, b),
+                 tf.bitwise.bitwise_xor(a, b), tf.bitwise.invert(a),
+                 tf.bitwise.left_shift(a, tf.constant([1, 2, 40, 3])),
+                 tf.bitwise.right_shift(a, tf.constant([1, 2, 3, 40]))])
+
+
+@case("HistogramFixedWidth", "Igamma", "Igammac", "SparseMatMul", "Timestamp")
+def histograms_gamma_and_the_rest(other):
+    values = tf.constant([-1.0, 0.0, 1.5, 2.0, 5.0, 12.0])
+    a, x = tf.constant([0.5, 1.0, 3.0]), tf.constant([0.2, 1.0, 4.5])
+    return Case([tf.histogram_fixed_width(values, [0.0, 5.0], nbins=5),
+                 tf.igamma(a, x), tf.igammac(a, x),
+                 tf.sparse_matmul(tf.constant(MATRIX), tf.constant(MATRIX.T), a_is_sparse=True),
+                 tf.cast(tf.timestamp() > 0, tf.int32)])
+
+
 @case("MaxPool", "AvgPool", "MaxPoolGrad", "AvgPoolGrad", "MaxPoolGradGrad")
 def pooling(other):
     images = tf.constant(IMAGES)

@@ -43,6 +43,7 @@ FLOORS = {
     "": 8, "__main__": 8, "tour": 8, "visualize": 8, "test": 8, "math": 8, "linalg": 8, "nn": 8,
     "compat": 8, "config": 8, "io": 8, "queue": 8, "dtypes": 8, "random": 8,
     "initializers": 8, "debugging": 8, "strings": 8, "manip": 8, "sparse": 8,
+    "bitwise": 8, "lookup": 8, "nest": 8, "raw_ops": 8, "user_ops": 8, "version": 8,
 }
 FLOOR_NAMES = {0: "floor", 1: "runtime (kernels)", 2: "runtime (executor, device)",
                3: "runtime (session)", 4: "runtime (distributed)", 5: "builders (ops)",

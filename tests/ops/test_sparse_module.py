@@ -92,7 +92,7 @@ def test_values_and_node_names_match_tensorflow(name):
 def test_the_module_has_every_name_of_tf_sparse_but_those_left_out():
     names = tf1_api.tf1_names()["tf.sparse"]
     missing = sorted(n for n in names if n not in vars(tf.sparse))
-    assert missing == ["SparseConditionalAccumulator"]  # left out, tf1_api_exclusions.txt
+    assert missing == []
     assert tf.sparse.to_dense is tf.sparse_tensor_to_dense
     assert tf.sparse.matmul is tf.sparse.sparse_dense_matmul is tf.sparse_tensor_dense_matmul
     assert tf.sparse.reorder is tf.sparse_reorder and tf.sparse.mask is tf.sparse_mask

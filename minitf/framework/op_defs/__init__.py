@@ -10,7 +10,9 @@ Mirrors `tensorflow/core/ops/` (one `*_ops.cc` file per family, all linked
 into the TensorFlow library).
 """
 
+from minitf.framework.op_defs import accumulators  # noqa: F401
 from minitf.framework.op_defs import array  # noqa: F401
+from minitf.framework.op_defs import bitwise  # noqa: F401
 from minitf.framework.op_defs import candidate_sampling  # noqa: F401
 from minitf.framework.op_defs import control_flow  # noqa: F401
 from minitf.framework.op_defs import ctc  # noqa: F401
@@ -25,8 +27,10 @@ from minitf.framework.op_defs import math  # noqa: F401
 from minitf.framework.op_defs import nn  # noqa: F401
 from minitf.framework.op_defs import parsing  # noqa: F401
 from minitf.framework.op_defs import random  # noqa: F401
+from minitf.framework.op_defs import readers  # noqa: F401
 from minitf.framework.op_defs import sendrecv  # noqa: F401
 from minitf.framework.op_defs import sparse  # noqa: F401
 from minitf.framework.op_defs import state  # noqa: F401
 from minitf.framework.op_defs import string  # noqa: F401
 from minitf.framework.op_defs import training  # noqa: F401
+from minitf.framework.op_defs import user_ops  # noqa: F401

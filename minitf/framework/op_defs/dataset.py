@@ -16,7 +16,9 @@ source datasets stateful to keep constant folding away from them, and
 minitf's folding would otherwise compute a dataset once, at optimization
 time. `PyFunc` calls a Python function (from_generator's elements);
 `SerializeSparse` and `DeserializeSparse` carry a SparseTensor inside a
-`variant`, as a component of a dataset's element.
+`variant`, as a component of a dataset's element (or, with
+`SerializeManySparse` and `DeserializeManySparse`, as TensorFlow's strings:
+`tf.io.serialize_sparse` and friends).
 
 The constructors are in `minitf/data/dataset_ops.py` and
 `minitf/data/iterator_ops.py`; the kernels in `minitf/kernels/data/`.
@@ -156,9 +158,11 @@ register_op("IteratorFromStringHandleV2").input("string_handle: string").output(
 
 # --- functions and elements ----------------------------------------------------------------------
 
-register_op("PyFunc").input("input: Tin").output("output: Tout").attr("token: string").attr(
-    "Tin: list(type) >= 0").attr("Tout: list(type) >= 0").set_is_stateful().set_shape_fn(
-    common_shapes.unknown_shape)
+# EagerPyFunc is tf.py_function's: the same op, under the name TF gives it (script_ops.py).
+for _op_type in ("PyFunc", "EagerPyFunc"):
+    register_op(_op_type).input("input: Tin").output("output: Tout").attr("token: string").attr(
+        "Tin: list(type) >= 0").attr("Tout: list(type) >= 0").set_is_stateful().set_shape_fn(
+        common_shapes.unknown_shape)
 
 
 def _serialize_sparse_shape(op):
@@ -173,6 +177,28 @@ def _deserialize_sparse_shape(op):
 register_op("SerializeSparse").input("sparse_indices: int64").input("sparse_values: T").input(
     "sparse_shape: int64").output("serialized_sparse: out_type").attr("T: type").attr(
     "out_type: {string, variant} = string").set_shape_fn(_serialize_sparse_shape)
+
+def _serialize_many_sparse_shape(op):
+    return [tensor_shape.TensorShape([None, 3])]
+
+
+def _deserialize_many_sparse_shape(op):
+    """A matrix of serialized SparseTensors, three to a row."""
+    shape = with_rank(op.inputs[0].shape, 2)
+    if shape.dims[1].value not in (None, 3):
+        raise ValueError("Dimension must be 3 but is %d for '%s' (op: 'DeserializeManySparse') "
+                         "with input shapes: %s." % (shape.dims[1].value, op.name, shape))
+    return _deserialize_sparse_shape(op)
+
+
+register_op("SerializeManySparse").input("sparse_indices: int64").input(
+    "sparse_values: T").input("sparse_shape: int64").output("serialized_sparse: out_type").attr(
+    "T: type").attr("out_type: {string, variant} = string").set_shape_fn(
+    _serialize_many_sparse_shape)
+
+register_op("DeserializeManySparse").input("serialized_sparse: string").output(
+    "sparse_indices: int64").output("sparse_values: dtype").output("sparse_shape: int64").attr(
+    "dtype: type").set_shape_fn(_deserialize_many_sparse_shape)
 
 register_op("DeserializeSparse").input("serialized_sparse: Tserialized").output(
     "sparse_indices: int64").output("sparse_values: dtype").output("sparse_shape: int64").attr(

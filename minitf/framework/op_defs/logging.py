@@ -69,3 +69,7 @@ register_op("TensorSummaryV2").input("tag: string").input("tensor: T").input(
 
 register_op("MergeSummary").input("inputs: N * string").output("summary: string").attr(
     "N: int >= 1").set_shape_fn(common_shapes.scalar_shape)
+
+# The time the node runs at, in seconds since the epoch (stateful: never folded to a constant).
+register_op("Timestamp").output("ts: float64").set_is_stateful().set_shape_fn(
+    common_shapes.scalar_shape)

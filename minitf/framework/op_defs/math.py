@@ -107,6 +107,9 @@ for _op_type in ("Xdivy", "Xlogy", "Xlog1py", "MulNoNan"):
     _register_binary(_op_type, _FLOATS_OR_COMPLEX)
 register_op("Zeta").input("x: T").input("q: T").output("z: T").attr(
     "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
+for _op_type in ("Igamma", "Igammac"):
+    register_op(_op_type).input("a: T").input("x: T").output("z: T").attr(
+        "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
 register_op("Polygamma").input("a: T").input("x: T").output("z: T").attr(
     "T: {float32, float64}").set_shape_fn(common_shapes.broadcast_binary_shape)
 
@@ -269,6 +272,12 @@ register_op("_FusedMatMul").input("a: T").input("b: T").input("args: num_args * 
     "product: T").attr("transpose_a: bool = false").attr("transpose_b: bool = false").attr(
     "T: {half, float, double}").attr("num_args: int >= 0").attr(
     "fused_ops: list(string) = []").attr("epsilon: float = 0.0001").set_shape_fn(_matmul_shape)
+# tf.sparse_matmul: a MatMul of float32 matrices with hints that one has many zeros, which
+# minitf's kernel does not use (TF's bfloat16 inputs are left out with bfloat16).
+register_op("SparseMatMul").input("a: Ta").input("b: Tb").output("product: float").attr(
+    "transpose_a: bool = false").attr("transpose_b: bool = false").attr(
+    "a_is_sparse: bool = false").attr("b_is_sparse: bool = false").attr(
+    "Ta: {float32} = float32").attr("Tb: {float32} = float32").set_shape_fn(_matmul_shape)
 register_op("BatchMatMulV2").input("x: T").input("y: T").output("output: T").attr(
     "T: %s" % _MATMUL_TYPES).attr("adj_x: bool = false").attr(
     "adj_y: bool = false").set_shape_fn(_batch_matmul_shape)
@@ -503,3 +512,26 @@ def _deduplicate_shape(op):
 register_op("_DeduplicateIndexedSlices").input("values: T").input("indices: Tindices").output(
     "summed_values: T").output("unique_indices: Tindices").attr("T: type").attr(
     "Tindices: {int32, int64}").set_shape_fn(_deduplicate_shape)
+
+
+# =============================================================================
+# Histograms
+# =============================================================================
+
+def _histogram_fixed_width_shape(op):
+    """A vector of nbins counts; value_range must be a vector of 2 and nbins a scalar."""
+    value_range_shape = with_rank(op.inputs[1].shape, 1)
+    if value_range_shape.dims[0].value not in (None, 2):
+        raise ValueError("Dimension must be 2 but is %d for '%s' (op: 'HistogramFixedWidth')"
+                         % (value_range_shape.dims[0].value, op.name))
+    with_rank(op.inputs[2].shape, 0)
+    nbins = constant_value(op.inputs[2])
+    if nbins is not None and int(nbins) <= 0:
+        raise ValueError("Requires nbins > 0: %d for '%s' (op: 'HistogramFixedWidth')"
+                         % (int(nbins), op.name))
+    return [tensor_shape.TensorShape([None if nbins is None else int(nbins)])]
+
+
+register_op("HistogramFixedWidth").input("values: T").input("value_range: T").input(
+    "nbins: int32").output("out: dtype").attr("T: {int32, int64, float32, float64}").attr(
+    "dtype: {int32, int64} = int32").set_shape_fn(_histogram_fixed_width_shape)

@@ -125,6 +125,10 @@ register_op("DecodeRaw").input("bytes: string").output("output: out_type").attr(
 register_op("DecodeCompressed").input("bytes: string").output("output: string").attr(
     "compression_type: string = ''").set_shape_fn(common_shapes.unchanged_shape)
 
+# JSON Examples (protobuf's JSON mapping of tf.train.Example) to their binary form, elementwise.
+register_op("DecodeJSONExample").input("json_examples: string").output(
+    "binary_examples: string").set_shape_fn(common_shapes.unchanged_shape)
+
 register_op("SerializeTensor").input("tensor: T").output("serialized: string").attr(
     "T: type").set_shape_fn(common_shapes.scalar_shape)
 

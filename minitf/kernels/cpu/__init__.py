@@ -5,7 +5,9 @@ device's array module, and so serve both device types.
 """
 
 from minitf.kernels import runtime_ops  # noqa: F401
+from minitf.kernels.cpu import accumulator_kernels  # noqa: F401
 from minitf.kernels.cpu import array_kernels  # noqa: F401
+from minitf.kernels.cpu import bitwise_kernels  # noqa: F401
 from minitf.kernels.cpu import candidate_sampling_kernels  # noqa: F401
 from minitf.kernels.cpu import control_flow_kernels  # noqa: F401
 from minitf.kernels.cpu import ctc_kernels  # noqa: F401
@@ -20,6 +22,7 @@ from minitf.kernels.cpu import nn_kernels  # noqa: F401
 from minitf.kernels.cpu import parsing_kernels  # noqa: F401
 from minitf.kernels.cpu import queue_kernels  # noqa: F401
 from minitf.kernels.cpu import random_kernels  # noqa: F401
+from minitf.kernels.cpu import reader_kernels  # noqa: F401
 from minitf.kernels.cpu import script_kernels  # noqa: F401
 from minitf.kernels.cpu import search_kernels  # noqa: F401
 from minitf.kernels.cpu import serialize_sparse_kernels  # noqa: F401
@@ -31,3 +34,4 @@ from minitf.kernels.cpu import state_kernels  # noqa: F401
 from minitf.kernels.cpu import string_kernels  # noqa: F401
 from minitf.kernels.cpu import summary_kernels  # noqa: F401
 from minitf.kernels.cpu import training_kernels  # noqa: F401
+from minitf.kernels.cpu import user_ops_kernels  # noqa: F401

@@ -16,6 +16,7 @@ Mirrors `tensorflow/core/kernels/logging_ops.cc` (AssertOp) and
 import logging
 import sys
 import threading
+import time
 
 import numpy as np
 
@@ -133,3 +134,9 @@ def print_v2(ctx, input_, *, output_stream, end):
     else:
         raise invalid("%s is not a valid output stream. Valid streams are: stderr, stdout, "
                       "log(info), log(warning), log(error)" % output_stream)
+
+
+@register_kernel("Timestamp", ALL_DEVICE_TYPES, is_expensive=False)
+def timestamp(ctx):
+    """The wall-clock time of this run of the node, in seconds since the epoch."""
+    return ctx.xp.asarray(time.time(), dtype=np.float64)

@@ -439,6 +439,13 @@ def matmul(ctx, a, b, *, transpose_a, transpose_b):
     return ctx.xp.matmul(a, b)
 
 
+@register_kernel("SparseMatMul", ALL_DEVICE_TYPES)
+def sparse_matmul(ctx, a, b, *, transpose_a, transpose_b, a_is_sparse, b_is_sparse, Ta, Tb):  # noqa: N803
+    """MatMul's product; the sparsity hints only choose a faster kernel in TensorFlow."""
+    del a_is_sparse, b_is_sparse, Ta, Tb
+    return matmul(ctx, a, b, transpose_a=transpose_a, transpose_b=transpose_b)
+
+
 @register_kernel("BatchMatMulV2", ALL_DEVICE_TYPES)
 def batch_matmul(ctx, x, y, *, adj_x, adj_y):
     """Matrix products over the last two axes; the batch axes before them broadcast."""
@@ -868,3 +875,29 @@ def _gradient_reduction_axes(x, y):
         else:
             raise invalid("Incompatible shapes: %s vs. %s" % (shape_text(x), shape_text(y)))
     return reduce_x, reduce_y
+
+
+# =============================================================================
+# Histograms
+# =============================================================================
+
+@register_kernel("HistogramFixedWidth", ALL_DEVICE_TYPES)
+def histogram_fixed_width(ctx, values, value_range, nbins, *, T, dtype):  # noqa: N803
+    """Counts of `values` in `nbins` equal bins over value_range; outliers go to an end bin."""
+    del T
+    low, high = (float(v) for v in host_array(ctx, value_range).reshape(-1)[:2])
+    nbins = int(host_array(ctx, nbins))
+    if nbins <= 0:
+        raise invalid("nbins should be a positive number, but got '%d'" % nbins)
+    if not low < high:
+        raise invalid("value_range should satisfy value_range[0] < value_range[1], but got '[%s, %s]'"
+                      % (_number_text(low), _number_text(high)))
+    xp = ctx.xp
+    step = (high - low) / nbins
+    scaled = xp.floor((values.reshape(-1).astype(np.float64) - low) / step)
+    bins = xp.clip(scaled, 0, nbins - 1).astype(np.int64)
+    return xp.bincount(bins, minlength=nbins).astype(dtype.as_numpy_dtype)
+
+
+def _number_text(value):
+    return "%d" % value if float(value).is_integer() else "%g" % value

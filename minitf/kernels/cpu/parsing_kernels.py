@@ -453,24 +453,41 @@ def decode_compressed(ctx, data, *, compression_type):
 
 @register_kernel("SerializeTensor", CPU_ONLY)
 def serialize_tensor(ctx, tensor, *, T):  # noqa: N803 - the attr's name
+    return np.array(tensor_proto_bytes(tensor, T), dtype=object)
+
+
+def tensor_proto_bytes(tensor, dtype):
     """TensorFlow's bytes: strings one by one in `string_val`, anything else as raw
-    little-endian `tensor_content` (a scalar too, unlike a Const's TensorProto)."""
-    proto = tensor_proto.new_tensor_proto(dtype=T.as_datatype_enum)
+    little-endian `tensor_content` (a scalar too, unlike a Const's TensorProto).
+
+    SerializeSparse writes the parts of a SparseTensor so too
+    (`serialize_sparse_kernels.py`).
+    """
+    proto = tensor_proto.new_tensor_proto(dtype=dtype.as_datatype_enum)
     proto.tensor_shape.SetInParent()
     for size in np.shape(tensor):
         proto.tensor_shape.dim.add(size=size)
-    if T == dtypes.string:
+    if dtype == dtypes.string:
         proto.string_val.extend(v if isinstance(v, bytes) else text(v).encode("utf-8")
                                 for v in np.asarray(tensor, dtype=object).reshape(-1))
     else:
-        little_endian = np.dtype(T.as_numpy_dtype).newbyteorder("<")
+        little_endian = np.dtype(dtype.as_numpy_dtype).newbyteorder("<")
         proto.tensor_content = np.ascontiguousarray(tensor, dtype=little_endian).tobytes()
-    return np.array(proto.SerializeToString(deterministic=True), dtype=object)
+    return proto.SerializeToString(deterministic=True)
 
 
 @register_kernel("ParseTensor", CPU_ONLY)
 def parse_tensor(ctx, serialized, *, out_type):
     data = serialized.item() if isinstance(serialized, np.ndarray) else serialized
+    value, parsed = tensor_from_proto_bytes(data)
+    if parsed != out_type:
+        raise invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
+                      % (tf_type_name(parsed), tf_type_name(out_type)))
+    return value
+
+
+def tensor_from_proto_bytes(data):
+    """(array, dtype) of a TensorProto's bytes; InvalidArgumentError when they are none."""
     proto = tensor_proto.new_tensor_proto()
     try:
         proto.ParseFromString(data)
@@ -478,11 +495,25 @@ def parse_tensor(ctx, serialized, *, out_type):
     except Exception:  # noqa: BLE001 - protobuf's DecodeError, a dtype or size that does not fit
         raise invalid("Could not parse `serialized` as TensorProto, base64: %s"
                       % base64.urlsafe_b64encode(data).decode("ascii")) from None
-    parsed = dtypes.as_dtype(proto.dtype)
-    if parsed != out_type:
-        raise invalid("Type mismatch between parsed tensor (%s) and dtype (%s)"
-                      % (tf_type_name(parsed), tf_type_name(out_type)))
-    return value
+    return value, dtypes.as_dtype(proto.dtype)
+
+
+@register_kernel("DecodeJSONExample", CPU_ONLY)
+def decode_json_example(ctx, json_examples):
+    """Protobuf's JSON parser fills a tf.train.Example from each text; its bytes come out."""
+    from google.protobuf import json_format  # noqa: PLC0415 - protobuf, loaded only when used
+
+    from minitf.proto import example_pb2  # noqa: PLC0415 - protobuf, loaded only when used
+    texts_in = np.asarray(json_examples, dtype=object)
+    out = np.empty(texts_in.shape, dtype=object)
+    for index, value in np.ndenumerate(texts_in):
+        example = example_pb2.Example()
+        try:
+            json_format.Parse(text(value, "replace"), example)
+        except json_format.ParseError as e:
+            raise invalid("Error while parsing JSON: %s" % e) from None
+        out[index] = example.SerializeToString(deterministic=True)
+    return out
 
 
 def _split_csv(record, field_delim, use_quote_delim):

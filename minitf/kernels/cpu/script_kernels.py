@@ -44,6 +44,7 @@ def _as_output(value, dtype, index):
     return array
 
 
+@register_kernel("EagerPyFunc", ("CPU",))
 @register_kernel("PyFunc", ("CPU",))
 def py_func(ctx, *inputs, token, Tout):
     fn = py_func_registry.lookup(token)
