@@ -285,7 +285,11 @@ def test_batch_join_enqueues_from_one_thread_per_element_into_one_queue():
     batched = tf.train.batch_join([[first], [second]], 6)
     assert [op.type for op in tf.get_default_graph().get_operations()
             if op.name.startswith("batch_join/")].count("QueueEnqueueV2") == 2
-    shuffled = tf.train.shuffle_batch_join([{"x": first}, {"x": second}], 4, capacity=20,
+    # Producers of their own: sharing `first` and `second` would split their values between
+    # the two joins' threads, and batch_join might never see some of them.
+    third = tf.train.range_input_producer(3, shuffle=False).dequeue()
+    fourth = tf.train.range_input_producer(3, shuffle=False).dequeue() + 10
+    shuffled = tf.train.shuffle_batch_join([{"x": third}, {"x": fourth}], 4, capacity=20,
                                            min_after_dequeue=5, seed=1)
     assert sorted(shuffled) == ["x"] and shuffled["x"].shape.as_list() == [4]
     with tf.Session() as sess:
