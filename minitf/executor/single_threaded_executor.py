@@ -247,6 +247,7 @@ class FlatScheduleState:
         self.start(here=True)
 
     def _run(self):
+        """The loop of the module docstring, node after node, the plain way (a traced step's)."""
         step = self.step
         values = list(self.schedule.initial_values)
         if self.stats is not None:
