@@ -332,8 +332,11 @@ def may_forward_from(source):
     return True
 
 
-def forwarding_context(node, candidates, step, args, iteration=None, is_dead=False):
-    """The kernel's context, letting it write into the `candidates` inputs that are free now."""
+def kernel_context(node, candidates, step, args, iteration=None, is_dead=False):
+    """The kernel's context, letting it write into those of the inputs `candidates` (slots of
+    `args`, from `_plan_forwarding`) that are free now."""
+    if not candidates:
+        return OpKernelContext(node, step, iteration, is_dead)
     free = tuple(slot for slot in candidates if buffers.only_reference(args, slot))
     if not free:
         return OpKernelContext(node, step, iteration, is_dead)
@@ -739,10 +742,8 @@ class ExecutorState:
         start = time.perf_counter() if timed else 0.0
         try:
             args = self._gather_inputs(node, iteration)
-            ctx = (forwarding_context(node, node.forward_candidates, self.step, args, iteration,
-                                      is_dead)
-                   if node.forward_candidates else
-                   OpKernelContext(node, self.step, iteration, is_dead))
+            ctx = kernel_context(node, node.forward_candidates, self.step, args, iteration,
+                                 is_dead)
             outputs = check_outputs(node, node.fn(ctx, *args, **node.kwargs))
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             self._record_error(node, e)
@@ -855,9 +856,7 @@ class FrameFreeExecutorState(ExecutorState):
             self.inputs[node.id] = None
             for slot in node.deref_slots:
                 args[slot] = read_variable(node, args[slot])
-            ctx = (forwarding_context(node, node.forward_candidates, self.step, args)
-                   if node.forward_candidates
-                   else OpKernelContext(node, self.step))
+            ctx = kernel_context(node, node.forward_candidates, self.step, args)
             outputs = check_outputs(node, node.fn(ctx, *args, **node.kwargs))
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError
             self._record_error(node, e)

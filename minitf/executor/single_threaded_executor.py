@@ -37,7 +37,7 @@ import time
 
 import numpy as np
 
-from minitf.executor.executor import (Executor, as_op_error, check_outputs, forwarding_context,
+from minitf.executor.executor import (Executor, as_op_error, check_outputs, kernel_context,
                                       may_forward_from, node_exec_stats, read_variable)
 from minitf.framework.op_kernel import OpKernelContext
 from minitf.graph import errors
@@ -314,8 +314,7 @@ class FlatScheduleState:
         try:
             for slot in scheduled.deref_slots:
                 args[slot] = read_variable(node, args[slot])
-            ctx = (forwarding_context(node, scheduled.forward_slots, self.step, args)
-                   if scheduled.forward_slots else OpKernelContext(node, self.step))
+            ctx = kernel_context(node, scheduled.forward_slots, self.step, args)
             result = scheduled.fn(ctx, *args, **scheduled.kwargs)
             outputs = check_outputs(node, result)
         except Exception as e:  # noqa: BLE001 - every kernel failure becomes an OpError

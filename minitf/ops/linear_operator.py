@@ -65,6 +65,20 @@ def _implied_hints(is_non_singular, is_self_adjoint, is_positive_definite, is_sq
     return is_non_singular, is_self_adjoint, is_positive_definite, is_square
 
 
+
+# The operators that `adjoint`, `inverse`, `matmul` of two operators and `cholesky` return
+# are subclasses defined in the modules beside this one, which register them here when
+# they are imported (minitf.linalg imports them all): the base class never imports its
+# subclasses. TensorFlow's linear_operator_algebra.py keeps such rules in registries too.
+_DERIVED_OPERATORS = {}
+
+
+def register_derived_operator(kind, operator_class):
+    """Makes `operator_class` the operator of `kind`: "adjoint", "inverse", "composition"
+    or "lower_triangular"."""
+    _DERIVED_OPERATORS[kind] = operator_class
+
+
 class LinearOperator:
     """Base class of the operators: shapes, hints, and the operations a matrix has."""
 
@@ -209,11 +223,10 @@ class LinearOperator:
         Another LinearOperator as x gives their composition, an operator.
         """
         if isinstance(x, LinearOperator):
-            from minitf.ops import linear_operator_combinations  # noqa: PLC0415 - cycle: imports us
             left = self.adjoint() if adjoint else self
             right = x.adjoint() if adjoint_arg else x
             left.domain_dimension.assert_is_compatible_with(right.range_dimension)
-            return linear_operator_combinations.LinearOperatorComposition([left, right])
+            return _DERIVED_OPERATORS["composition"]([left, right])
         with self._name_scope(name):
             x = convert_to_tensor(x, name="x")
             self._check_input_dtype(x)
@@ -373,9 +386,8 @@ class LinearOperator:
         """The conjugate transpose, as an operator (the operator itself when self-adjoint)."""
         if self.is_self_adjoint is True:
             return self
-        from minitf.ops import linear_operator_combinations  # noqa: PLC0415 - cycle: imports us
         with self._name_scope(name):
-            return linear_operator_combinations.LinearOperatorAdjoint(self)
+            return _DERIVED_OPERATORS["adjoint"](self)
 
     @property
     def H(self):  # noqa: N802 - TF's name
@@ -389,18 +401,16 @@ class LinearOperator:
         if self.is_non_singular is False:
             raise ValueError("Cannot take the Inverse: This operator represents a singular "
                              "matrix.")
-        from minitf.ops import linear_operator_combinations  # noqa: PLC0415 - cycle: imports us
         with self._name_scope(name):
-            return linear_operator_combinations.LinearOperatorInversion(self)
+            return _DERIVED_OPERATORS["inverse"](self)
 
     def cholesky(self, name="cholesky"):
         """The Cholesky factor L (L L^H = A) of a self-adjoint positive definite operator."""
         if not self._can_use_cholesky():
             raise ValueError("Cannot take the Cholesky decomposition: Not a positive definite "
                              "self adjoint matrix.")
-        from minitf.ops import linear_operator_matrices  # noqa: PLC0415 - cycle: imports us
         with self._name_scope(name):
-            return linear_operator_matrices.LinearOperatorLowerTriangular(
+            return _DERIVED_OPERATORS["lower_triangular"](
                 linalg_ops.cholesky(self._to_dense()), is_non_singular=True,
                 is_self_adjoint=False, is_square=True)
 

@@ -22,6 +22,7 @@ from minitf.ops import linalg_ops
 from minitf.ops import math_ops
 from minitf.ops.linear_operator import LinearOperator
 from minitf.ops.linear_operator import broadcast_matrix_batch_dims
+from minitf.ops.linear_operator import register_derived_operator
 from minitf.ops.linear_operator_matrices import LinearOperatorDiag
 
 
@@ -631,3 +632,7 @@ class LinearOperatorLowRankUpdate(LinearOperator):
         update = math_ops.matmul(self._u, self._diag_operator.matmul(self._v, adjoint_arg=True))
         return self._base_operator.to_dense() + update
 
+
+register_derived_operator("adjoint", LinearOperatorAdjoint)
+register_derived_operator("inverse", LinearOperatorInversion)
+register_derived_operator("composition", LinearOperatorComposition)

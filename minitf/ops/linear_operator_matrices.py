@@ -25,6 +25,7 @@ from minitf.ops import linalg_ops
 from minitf.ops import math_ops
 from minitf.ops.linear_operator import LinearOperator
 from minitf.ops.linear_operator import check_float_dtype
+from minitf.ops.linear_operator import register_derived_operator
 
 
 def _batch_matrix_shape(tensor):
@@ -828,3 +829,6 @@ class LinearOperatorCirculant3D(_BaseLinearOperatorCirculant):
                  name="LinearOperatorCirculant3D"):
         super().__init__(spectrum, 3, input_output_dtype, is_non_singular, is_self_adjoint,
                          is_positive_definite, is_square, name)
+
+
+register_derived_operator("lower_triangular", LinearOperatorLowerTriangular)

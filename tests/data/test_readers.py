@@ -30,13 +30,19 @@ def test_tf_record_dataset_reads_tensorflows_files(name, compression):
     assert drain(dataset) == RECORDS
 
 
-def test_several_files_in_order_and_interleaved(tmp_path):
+def write_three_files(tmp_path):
+    """Three TFRecord files of three records each, b"<file>-<record>"; their paths."""
     paths = []
     for i in range(3):
         paths.append(str(tmp_path / ("f%d" % i)))
         with tf.io.TFRecordWriter(paths[-1]) as writer:
             for j in range(3):
                 writer.write(b"%d-%d" % (i, j))
+    return paths
+
+
+def test_several_files_in_order_and_interleaved(tmp_path):
+    paths = write_three_files(tmp_path)
     assert drain(tf.data.TFRecordDataset(paths)) == [b"%d-%d" % (i, j) for i in range(3)
                                                      for j in range(3)]
     interleaved = drain(tf.data.TFRecordDataset(paths, num_parallel_reads=3))
@@ -114,12 +120,7 @@ def test_fixed_length_record_dataset(tmp_path):
 
 
 def test_records_batched_across_files_and_a_damaged_one_in_a_batch(tmp_path):
-    paths = []
-    for i in range(3):
-        paths.append(str(tmp_path / ("f%d" % i)))
-        with tf.io.TFRecordWriter(paths[-1]) as writer:
-            for j in range(3):
-                writer.write(b"%d-%d" % (i, j))
+    paths = write_three_files(tmp_path)
     batches = drain(tf.data.TFRecordDataset(paths).batch(4))
     assert [list(b) for b in batches] == [[b"0-0", b"0-1", b"0-2", b"1-0"],
                                           [b"1-1", b"1-2", b"2-0", b"2-1"], [b"2-2"]]

@@ -146,12 +146,8 @@ def test_no_module_is_part_of_an_import_cycle():
 # The only cycles that imports inside functions still close: a plain message class and the
 # module that turns it into TensorFlow's protocol buffer, loaded only when bytes are asked
 # for. The converter builds the classes; the classes' SerializeToString calls the converter.
-# And one more, as in TensorFlow's linear_operator.py: a LinearOperator's adjoint(),
-# inverse() and matmul of two operators return operators of the subclasses built on it.
 LAZY_CYCLES = [{"minitf.graph.graph_def", "minitf.graph.graph_def_proto"},
-               {"minitf.saver.meta_graph", "minitf.saver.meta_graph_proto"},
-               {"minitf.ops.linear_operator", "minitf.ops.linear_operator_combinations",
-                "minitf.ops.linear_operator_matrices"}]
+               {"minitf.saver.meta_graph", "minitf.saver.meta_graph_proto"}]
 
 
 def test_imports_inside_functions_close_only_the_known_cycles():

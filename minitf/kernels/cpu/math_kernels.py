@@ -193,32 +193,21 @@ _BINARY = {
 }
 
 
-def _register_binary_kernel(op_type, compute):
-    @register_kernel(op_type, ALL_DEVICE_TYPES)
-    def kernel(ctx, x, y):
-        if x.shape != y.shape:
-            _check_broadcastable(x, y)
-        return compute(ctx.xp, x, y)
-
-    _named_after(op_type, kernel)
-
-
 # The binary ops whose kernels write into a free input buffer (`ctx.forward_input`) when
 # the executor offers one: the ufunc that computes them, given `out=`.
 _FORWARDING_UFUNCS = {"Add": "add", "AddV2": "add", "Sub": "subtract", "Mul": "multiply",
                       "Maximum": "maximum", "Minimum": "minimum"}
 
 
-def _register_forwarding_binary_kernel(op_type, compute, ufunc_name):
-    @register_kernel(op_type, ALL_DEVICE_TYPES, forwards_inputs=True)
+def _register_binary_kernel(op_type, compute):
+    ufunc_name = _FORWARDING_UFUNCS.get(op_type)
+
+    @register_kernel(op_type, ALL_DEVICE_TYPES, forwards_inputs=ufunc_name is not None)
     def kernel(ctx, x, y):
         if x.shape != y.shape:
             _check_broadcastable(x, y)
-        if ctx.may_forward and x.dtype == y.dtype and not x.dtype.hasobject:
-            shape = x.shape if x.shape == y.shape else np.broadcast_shapes(x.shape, y.shape)
-            out = ctx.forward_input(0, x, shape)
-            if out is None:
-                out = ctx.forward_input(1, y, shape)
+        if ctx.may_forward:  # only ever for the ops of _FORWARDING_UFUNCS
+            out = _forwarded_output(ctx, x, y)
             if out is not None:
                 return getattr(ctx.xp, ufunc_name)(x, y, out=out)
         return compute(ctx.xp, x, y)
@@ -226,11 +215,17 @@ def _register_forwarding_binary_kernel(op_type, compute, ufunc_name):
     _named_after(op_type, kernel)
 
 
+def _forwarded_output(ctx, x, y):
+    """An input buffer the executor lets the kernel write x op y into, or None."""
+    if x.dtype != y.dtype or x.dtype.hasobject:
+        return None
+    shape = x.shape if x.shape == y.shape else np.broadcast_shapes(x.shape, y.shape)
+    out = ctx.forward_input(0, x, shape)
+    return out if out is not None else ctx.forward_input(1, y, shape)
+
+
 for _op_type, _compute in _BINARY.items():
-    if _op_type in _FORWARDING_UFUNCS:
-        _register_forwarding_binary_kernel(_op_type, _compute, _FORWARDING_UFUNCS[_op_type])
-    else:
-        _register_binary_kernel(_op_type, _compute)
+    _register_binary_kernel(_op_type, _compute)
 
 
 # =============================================================================
