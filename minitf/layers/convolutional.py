@@ -1,18 +1,18 @@
-"""The convolution layers: `Conv1D`, `Conv2D`, `Conv2DTranspose`, `SeparableConv1D`,
-`SeparableConv2D`, and their functional forms (`tf.layers.conv2d`, ...).
+"""The convolution layers: `Conv1D`, `Conv2D`, `Conv3D`, `Conv2DTranspose`,
+`Conv3DTranspose`, `SeparableConv1D`, `SeparableConv2D`, and their functional
+forms (`tf.layers.conv2d`, ...).
 
 `build` makes `kernel` [*kernel_size, in_channels, filters] and `bias`
 [filters]; `call` is `activation(conv(inputs, kernel) + bias)` on
-`tf.nn.conv1d` or `tf.nn.conv2d`. The transposed layer's kernel is
-[*kernel_size, filters, in_channels] (it runs `tf.nn.conv2d_transpose`);
-the separable ones have a `depthwise_kernel` [*kernel_size, in_channels,
-depth_multiplier] and a `pointwise_kernel` [1.., in_channels *
-depth_multiplier, filters] (`tf.nn.separable_conv2d`). Layer arguments use
-Keras's words: `padding='valid'` or `'same'` (lower case),
-`data_format='channels_last'` (NWC, NHWC) or `'channels_first'` (NCW,
-NCHW), `kernel_size`, `strides` and `dilation_rate` as an int or a tuple.
-
-There are no 3-D layers: minitf has no 3-D convolution or pooling op.
+`tf.nn.conv1d`, `tf.nn.conv2d` or `tf.nn.conv3d`. The transposed layers'
+kernel is [*kernel_size, filters, in_channels] (they run
+`tf.nn.conv2d_transpose` or `tf.nn.conv3d_transpose`); the separable ones
+have a `depthwise_kernel` [*kernel_size, in_channels, depth_multiplier] and a
+`pointwise_kernel` [1.., in_channels * depth_multiplier, filters]
+(`tf.nn.separable_conv2d`). Layer arguments use Keras's words:
+`padding='valid'` or `'same'` (lower case), `data_format='channels_last'`
+(NWC, NHWC, NDHWC) or `'channels_first'` (NCW, NCHW, NCDHW), `kernel_size`,
+`strides` and `dilation_rate` as an int or a tuple.
 
 Mirrors `tensorflow/python/layers/convolutional.py` and the Keras layers it
 wraps (`tensorflow/python/keras/layers/convolutional.py`).
@@ -26,8 +26,9 @@ from minitf.ops import init_ops
 from minitf.ops import nn_impl
 from minitf.ops import nn_ops
 
-__all__ = ["Conv1D", "conv1d", "Conv2D", "conv2d", "Conv2DTranspose", "conv2d_transpose",
-           "SeparableConv1D", "separable_conv1d", "SeparableConv2D", "separable_conv2d"]
+__all__ = ["Conv1D", "conv1d", "Conv2D", "conv2d", "Conv3D", "conv3d", "Conv2DTranspose",
+           "conv2d_transpose", "Conv3DTranspose", "conv3d_transpose", "SeparableConv1D",
+           "separable_conv1d", "SeparableConv2D", "separable_conv2d"]
 
 
 class _Conv(base.Layer):
@@ -99,9 +100,20 @@ class _Conv(base.Layer):
             return nn_ops.conv1d(inputs, self.kernel, stride=self.strides,
                                  padding=self.padding.upper(), data_format=data_format,
                                  dilations=self.dilation_rate)
-        return nn_ops.conv2d(inputs, self.kernel, strides=self.strides,
+        if self.rank == 2:
+            return nn_ops.conv2d(inputs, self.kernel, strides=self.strides,
+                                 padding=self.padding.upper(), data_format=data_format,
+                                 dilations=self.dilation_rate)
+        return nn_ops.conv3d(inputs, self.kernel, strides=self._volume_attr(self.strides),
                              padding=self.padding.upper(), data_format=data_format,
-                             dilations=self.dilation_rate)
+                             dilations=self._volume_attr(self.dilation_rate))
+
+    def _volume_attr(self, values):
+        """(depth, height, width) as the 5 values `tf.nn.conv3d` takes: 1 for the batch and
+        the channels."""
+        if self.data_format == "channels_first":
+            return (1, 1) + values
+        return (1,) + values + (1,)
 
     def call(self, inputs):
         outputs = self._convolve(inputs)
@@ -125,6 +137,30 @@ class Conv2D(_Conv):
     _rank = 2
 
 
+class Conv3D(_Conv):
+    """3-D convolution of a [batch, depth, height, width, channels] input with `filters`
+    filters."""
+
+    _rank = 3
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", dilation_rate=(1, 1, 1), activation=None,
+                 use_bias=True, kernel_initializer=None,
+                 bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None,
+                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, trainable=True, name=None, **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, dilation_rate=dilation_rate,
+                         activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
+
+
 def deconv_output_length(input_length, filter_size, padding, stride):
     """The length a transposed convolution gives one spatial dimension of `input_length`."""
     if input_length is None:
@@ -134,9 +170,51 @@ def deconv_output_length(input_length, filter_size, padding, stride):
     return input_length * stride
 
 
-class Conv2DTranspose(Conv2D):
+class _ConvTranspose:
+    """What the transposed convolutions add to their convolution: the kernel
+    [*kernel_size, filters, in_channels], and the output shape worked out from the
+    input's, which the transpose op (a subclass's `_transpose_function`) needs as a
+    tensor."""
+
+    def build(self, input_shape):
+        input_dim = self._input_dim(input_shape)
+        self.kernel = self._add_kernel("kernel", self.kernel_size + (self.filters, input_dim),
+                                       self.kernel_initializer, self.kernel_regularizer,
+                                       self.kernel_constraint)
+        self._add_bias()
+        self.built = True
+
+    def _output_size(self, size, axis):
+        return deconv_output_length(size, self.kernel_size[axis], self.padding,
+                                    self.strides[axis])
+
+    def _output_layout(self, batch, spatial):
+        """[batch, *spatial, filters], or [batch, filters, *spatial] for channels_first."""
+        if self.data_format == "channels_first":
+            return [batch, self.filters] + spatial
+        return [batch] + spatial + [self.filters]
+
+    def _convolve(self, inputs):
+        first = 2 if self.data_format == "channels_first" else 1
+        spatial_axes = range(first, first + self.rank)
+        inputs_shape = array_ops.shape(inputs)
+        batch, spatial = inputs_shape[0], [inputs_shape[axis] for axis in spatial_axes]
+        sizes = [self._output_size(size, i) for i, size in enumerate(spatial)]
+        outputs = self._transpose_function(
+            inputs, self.kernel, array_ops.stack(self._output_layout(batch, sizes)),
+            self.strides, padding=self.padding.upper(),
+            data_format=utils.convert_data_format(self.data_format, self.rank + 2))
+        static = inputs.shape.as_list()
+        static_sizes = [self._output_size(static[a], i) for i, a in enumerate(spatial_axes)]
+        outputs.set_shape(self._output_layout(static[0], static_sizes))
+        return outputs
+
+
+class Conv2DTranspose(_ConvTranspose, Conv2D):
     """The transpose of Conv2D ("deconvolution"): each input pixel spreads over a
     `kernel_size` window of the output, `strides` apart."""
+
+    _transpose_function = staticmethod(nn_ops.conv2d_transpose)
 
     def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
                  data_format="channels_last", activation=None, use_bias=True,
@@ -154,38 +232,28 @@ class Conv2DTranspose(Conv2D):
                          kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                          trainable=trainable, name=name, **kwargs)
 
-    def build(self, input_shape):
-        input_dim = self._input_dim(input_shape)
-        self.kernel = self._add_kernel("kernel", self.kernel_size + (self.filters, input_dim),
-                                       self.kernel_initializer, self.kernel_regularizer,
-                                       self.kernel_constraint)
-        self._add_bias()
-        self.built = True
 
-    def _output_size(self, size, axis):
-        return deconv_output_length(size, self.kernel_size[axis], self.padding,
-                                    self.strides[axis])
+class Conv3DTranspose(_ConvTranspose, Conv3D):
+    """The transpose of Conv3D: each input voxel spreads over a `kernel_size` window of the
+    output, `strides` apart."""
 
-    def _convolve(self, inputs):
-        h_axis, w_axis = (2, 3) if self.data_format == "channels_first" else (1, 2)
-        inputs_shape = array_ops.shape(inputs)
-        out_height = self._output_size(inputs_shape[h_axis], 0)
-        out_width = self._output_size(inputs_shape[w_axis], 1)
-        if self.data_format == "channels_first":
-            output_shape = (inputs_shape[0], self.filters, out_height, out_width)
-        else:
-            output_shape = (inputs_shape[0], out_height, out_width, self.filters)
-        outputs = nn_ops.conv2d_transpose(
-            inputs, self.kernel, array_ops.stack(output_shape), self.strides,
-            padding=self.padding.upper(), data_format=utils.convert_data_format(
-                self.data_format, 4))
-        static = inputs.shape.as_list()
-        static_out = [static[0], self.filters, self._output_size(static[h_axis], 0),
-                      self._output_size(static[w_axis], 1)]
-        if self.data_format == "channels_last":
-            static_out = [static_out[0]] + static_out[2:] + [self.filters]
-        outputs.set_shape(static_out)
-        return outputs
+    _transpose_function = staticmethod(nn_ops.conv3d_transpose)
+
+    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
+        super().__init__(filters, kernel_size, strides=strides, padding=padding,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
+                         kernel_initializer=kernel_initializer,
+                         bias_initializer=bias_initializer,
+                         kernel_regularizer=kernel_regularizer,
+                         bias_regularizer=bias_regularizer,
+                         activity_regularizer=activity_regularizer,
+                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
+                         trainable=trainable, name=name, **kwargs)
 
 
 class _SeparableConv(_Conv):
@@ -290,6 +358,16 @@ def conv2d(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
     return _apply(Conv2D, locals())
 
 
+def conv3d(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+           data_format="channels_last", dilation_rate=(1, 1, 1), activation=None,
+           use_bias=True, kernel_initializer=None,
+           bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None,
+           bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+           bias_constraint=None, trainable=True, name=None, reuse=None):
+    """The functional form of `Conv3D`."""
+    return _apply(Conv3D, locals())
+
+
 def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="valid",
                      data_format="channels_last", activation=None, use_bias=True,
                      kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
@@ -298,6 +376,16 @@ def conv2d_transpose(inputs, filters, kernel_size, strides=(1, 1), padding="vali
                      reuse=None):
     """The functional form of `Conv2DTranspose`."""
     return _apply(Conv2DTranspose, locals())
+
+
+def conv3d_transpose(inputs, filters, kernel_size, strides=(1, 1, 1), padding="valid",
+                     data_format="channels_last", activation=None, use_bias=True,
+                     kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
+                     kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                     kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                     reuse=None):
+    """The functional form of `Conv3DTranspose`."""
+    return _apply(Conv3DTranspose, locals())
 
 
 def separable_conv1d(inputs, filters, kernel_size, strides=1, padding="valid",

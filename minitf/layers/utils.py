@@ -57,12 +57,13 @@ def normalize_padding(value):
 
 
 def convert_data_format(data_format, ndim):
-    """'channels_last' -> 'NWC' / 'NHWC', 'channels_first' -> 'NCW' / 'NCHW' (3-D / 4-D)."""
-    if ndim == 3:
-        return "NWC" if data_format == "channels_last" else "NCW"
-    if ndim != 4:
+    """'channels_last' -> 'NWC' / 'NHWC' / 'NDHWC', 'channels_first' -> 'NCW' / 'NCHW' /
+    'NCDHW' (an input of rank 3 / 4 / 5)."""
+    formats = {3: ("NWC", "NCW"), 4: ("NHWC", "NCHW"), 5: ("NDHWC", "NCDHW")}
+    if ndim not in formats:
         raise ValueError("Input rank not supported: %d" % ndim)
-    return "NHWC" if data_format == "channels_last" else "NCHW"
+    channels_last, channels_first = formats[ndim]
+    return channels_last if data_format == "channels_last" else channels_first
 
 
 def training_value(training):
