@@ -61,12 +61,15 @@ def import_graph_def(graph_def, input_map=None, return_elements=None, name=None,
     _check_input_map_keys(input_map, nodes)
     _check_return_elements_exist(return_elements, nodes)
     new_names = _import_names(graph, prefix, graph_def.node)
-    order = _topological_order(graph_def.node, nodes)
+    back_edges = _back_edges(nodes)
+    order = _topological_order(graph_def.node, nodes, back_edges)
     _check_nodes(graph, order, input_map, new_names)  # all checks first: no half import
     created = {}
     try:
         for node in order:
-            created[node.name] = _import_node(graph, node, new_names, created, input_map)
+            created[node.name] = _import_node(graph, node, new_names, created, input_map,
+                                              back_edges.get(node.name, ()))
+        _close_back_edges(back_edges, nodes, created, input_map)
     except Exception:
         graph._remove_new_ops(list(created.values()))  # e.g. a shape function refused a node
         raise
@@ -204,8 +207,30 @@ def _num_outputs(node):
     return len(op_def.output_dtypes(op_def.attrs_with_defaults(node.attr)))
 
 
-def _topological_order(node_list, nodes):
-    """The nodes, each after all of its inputs (GraphDefs need not be sorted)."""
+def _back_edges(nodes):
+    """{Merge name: its data input slots fed by a NextIteration}: a loop's back edges.
+
+    A loop is a cycle (Merge, ..., NextIteration, Merge). As TensorFlow's
+    importer does, the Merge is created before its NextIteration, with its
+    loop-entry input standing in on the back edge, and the edge is closed
+    once the NextIteration exists (`_close_back_edges`).
+    """
+    back_edges = {}
+    for node in nodes.values():
+        if node.op not in ("Merge", "RefMerge"):
+            continue
+        data_inputs = [text for text in node.input if not text.startswith("^")]
+        for slot, text in enumerate(data_inputs):
+            source = nodes.get(graph_def_lib.parse_input(text)[0])
+            if source is not None and source.op in ("NextIteration", "RefNextIteration"):
+                back_edges.setdefault(node.name, []).append(slot)
+    return back_edges
+
+
+def _topological_order(node_list, nodes, back_edges=None):
+    """The nodes, each after all of its inputs but the loops' back edges (GraphDefs need
+    not be sorted)."""
+    back_edges = back_edges or {}
     order, state = [], {}
     for root in node_list:
         stack = [(root, False)]
@@ -221,11 +246,13 @@ def _topological_order(node_list, nodes):
                 raise ValueError("GraphDef has a cycle through node '%s'" % node.name)
             state[node.name] = "visiting"
             stack.append((node, True))
+            data_inputs = [t for t in node.input if not t.startswith("^")]
+            skipped = {data_inputs[slot] for slot in back_edges.get(node.name, ())}
             for text in reversed(node.input):
                 source = graph_def_lib.parse_input(text)[0]
                 if source not in nodes:
                     raise ValueError("Node '%s': Unknown input node '%s'" % (node.name, text))
-                if state.get(source) != "done":
+                if state.get(source) != "done" and text not in skipped:
                     stack.append((nodes[source], False))
     return order
 
@@ -269,11 +296,14 @@ def _check_nodes(graph, order, input_map, new_names):
     the dtypes it wants; a mapped input must be a tensor of the graph.
     """
     output_dtypes = {}
-    for node in order:
+    for node in order:  # first every node's outputs: a loop's back edge reads a later node
         op_def = _op_def(node)
         _check_attrs_known(node, op_def)
+        output_dtypes[node.name] = op_def.output_dtypes(
+            op_def.attrs_with_defaults(dict(node.attr)))
+    for node in order:
+        op_def = _op_def(node)
         attrs = op_def.attrs_with_defaults(dict(node.attr))
-        output_dtypes[node.name] = op_def.output_dtypes(attrs)
         expected = op_def.input_dtypes(attrs)
         data_inputs = [t for t in node.input if not t.startswith("^")]
         if len(expected) != len(data_inputs):
@@ -308,10 +338,10 @@ def _input_dtype(graph, node, text, output_dtypes, input_map):
     return outputs[index], text
 
 
-def _import_node(graph, node, new_names, created, input_map):
+def _import_node(graph, node, new_names, created, input_map, back_edge_slots=()):
     op_def = _op_def(node)
     attrs = op_def.attrs_with_defaults(dict(node.attr))
-    inputs, control_inputs = _wire_inputs(node, created, input_map)
+    inputs, control_inputs = _wire_inputs(node, created, input_map, back_edge_slots)
     if "_class" in attrs:
         attrs["_class"] = [_renamed_group(group, new_names) for group in attrs["_class"]]
     with graph.control_dependencies(None):
@@ -323,8 +353,12 @@ def _import_node(graph, node, new_names, created, input_map):
     return op
 
 
-def _wire_inputs(node, created, input_map):
-    """The node's data inputs as Tensors and its control inputs as Operations."""
+def _wire_inputs(node, created, input_map, back_edge_slots=()):
+    """The node's data inputs as Tensors and its control inputs as Operations.
+
+    On a loop's back edge (`back_edge_slots`), not created yet, the Merge's
+    first other input stands in until `_close_back_edges`.
+    """
     inputs, control_inputs = [], []
     for text in node.input:
         source, index, is_control = graph_def_lib.parse_input(text)
@@ -332,10 +366,27 @@ def _wire_inputs(node, created, input_map):
             mapped = input_map.get("^" + source)
             control_inputs.append(ops._as_operation(mapped) if mapped is not None
                                   else created[source])
+        elif len(inputs) in back_edge_slots:
+            inputs.append(None)
         else:
-            mapped = input_map.get("%s:%d" % (source, index))
-            inputs.append(mapped if mapped is not None else created[source].outputs[index])
-    return inputs, control_inputs
+            inputs.append(_input_tensor(source, index, created, input_map))
+    stand_in = next((t for t in inputs if t is not None), None)
+    return [stand_in if t is None else t for t in inputs], control_inputs
+
+
+def _input_tensor(source, index, created, input_map):
+    mapped = input_map.get("%s:%d" % (source, index))
+    return mapped if mapped is not None else created[source].outputs[index]
+
+
+def _close_back_edges(back_edges, nodes, created, input_map):
+    """Each Merge of a loop now reads its NextIteration."""
+    for merge_name, slots in back_edges.items():
+        data_inputs = [t for t in nodes[merge_name].input if not t.startswith("^")]
+        for slot in slots:
+            source, index, _ = graph_def_lib.parse_input(data_inputs[slot])
+            created[merge_name]._update_input(slot, _input_tensor(source, index, created,
+                                                                  input_map))
 
 
 def _renamed_group(group, new_names):

@@ -295,3 +295,34 @@ def test_the_result_does_not_depend_on_parallel_iterations(parallel_iterations):
     config = tf.ConfigProto(inter_op_parallelism_threads=4)
     with tf.Session(config=config) as sess:
         assert sess.run(acc) == sum(27.0 * i for i in range(20))
+
+
+def test_a_graph_def_with_a_loop_imports_and_runs():
+    # A loop is a cycle in the GraphDef: the importer creates each Merge before its
+    # NextIteration and closes the back edge afterwards, as TensorFlow's importer does.
+    i, x = tf.while_loop(lambda i, x: i < 5,
+                         lambda i, x: (i + 1, tf.concat([x, x[-1:] * 2.0], 0)),
+                         [0, tf.constant([1.0])],
+                         shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])
+    graph_def = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default():
+        i2, x2 = tf.import_graph_def(graph_def, return_elements=[i.name, x.name],
+                                     name="imported")
+        assert i2.op.name == "imported/while/Exit"
+        merge = tf.get_default_graph().get_operation_by_name("imported/while/Merge_1")
+        assert [t.op.type for t in merge.inputs] == ["Enter", "NextIteration"]
+        with tf.Session() as sess:
+            assert sess.run(i2) == 5
+            np.testing.assert_array_equal(sess.run(x2), [1, 2, 4, 8, 16, 32])
+
+
+def test_a_meta_graph_with_a_loop_and_its_gradient_imports_and_runs():
+    a = tf.constant(0.5, name="a")
+    _, x = tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * a + 1.0), [0, 1.0])
+    grad = tf.identity(tf.gradients(x, a)[0], name="grad")
+    meta_graph = tf.train.export_meta_graph()
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(meta_graph)
+        with tf.Session() as sess:
+            # x3 = a^3 + a^2 + a + 1: its derivative at a = 0.5 is 3a^2 + 2a + 1.
+            assert sess.run("grad:0") == pytest.approx(3 * 0.25 + 2 * 0.5 + 1)
