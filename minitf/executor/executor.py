@@ -29,7 +29,9 @@ a loop's nodes run once per iteration of their *frame*, and each iteration
 keeps its own pending counts and input slots (`minitf/executor/frames.py`).
 `propagate_outputs` moves a value into a child frame at an `Enter`, into
 the next iteration at a `NextIteration` and back to the parent frame at an
-`Exit`; a frame is deleted when its last iteration is done.
+`Exit`; a frame is deleted when its last iteration is done. On one thread,
+a loop that qualifies skips most of that bookkeeping: it runs *flat*, each
+iteration a walk down an order fixed once (`minitf/executor/flat_frames.py`).
 
 Variables flow as references (a `Var`): an input declared `Ref(T)` gets the
 `Var` itself, any other input gets a read-only view of the variable's current
@@ -70,15 +72,17 @@ import time
 import numpy as np
 
 from minitf import kernels  # noqa: F401  registers every built-in kernel
+from minitf.executor import flat_frames
 from minitf.executor import frames
+from minitf.executor.kernel_calls import (  # noqa: F401  (also the executor's own names)
+    as_op_error, check_outputs, kernel_context, read_variable)
 from minitf.executor.scheduling import SchedulingPolicy
 from minitf.executor.step_stats import NodeExecStats
 from minitf.framework import buffers
 from minitf.framework.kernel_registry import find_kernel
 from minitf.framework import node_def_util
 from minitf.framework.op_def import get_op_def
-from minitf.framework.op_kernel import ForwardingContext, OpKernelContext
-from minitf.framework.resource_mgr import Var
+from minitf.framework.op_kernel import OpKernelContext
 from minitf.graph import errors
 from minitf.graph import graph_def as graph_def_lib
 
@@ -330,17 +334,6 @@ def may_forward_from(source):
     if shapes and index < len(shapes) and shapes[index].is_fully_defined():
         return shapes[index].num_elements() >= FORWARD_MIN_ELEMENTS
     return True
-
-
-def kernel_context(node, candidates, step, args, iteration=None, is_dead=False):
-    """The kernel's context, letting it write into those of the inputs `candidates` (slots of
-    `args`, from `_plan_forwarding`) that are free now."""
-    if not candidates:
-        return OpKernelContext(node, step, iteration, is_dead)
-    free = tuple(slot for slot in candidates if buffers.only_reference(args, slot))
-    if not free:
-        return OpKernelContext(node, step, iteration, is_dead)
-    return ForwardingContext(node, step, iteration, is_dead, free)
 
 
 def _may_have_dead_tensors(nodes):
@@ -619,11 +612,15 @@ class ExecutorState:
                 frame.activate_nodes(node, is_dead, iteration, outputs, ready)
             elif node.is_enter:
                 child = self.find_or_create_child_frame(frame, iteration, node)
-                if node.is_constant_enter:
-                    child.add_loop_inv(node, outputs[0], ready)
+                if child.flat is not None:  # the loop runs flat once its Enters have come
+                    self._enter_flat_frame(child, node, outputs[0], ready)
                 else:
-                    child.activate_nodes(node, is_dead, child.iterations[0], outputs, ready)
-                child.num_pending_inputs -= 1
+                    if node.is_constant_enter:
+                        child.add_loop_inv(node, outputs[0], ready)
+                    else:
+                        child.activate_nodes(node, is_dead, child.iterations[0], outputs,
+                                             ready)
+                    child.num_pending_inputs -= 1
             elif node.is_exit:
                 if not is_dead:
                     frame.parent.activate_nodes(node, False, frame.parent_iter, outputs, ready)
@@ -665,7 +662,43 @@ class ExecutorState:
             child.iterations[0] = child.new_iteration(0)
             iteration.outstanding_frame_count += 1
             self.outstanding_frames[name] = child
+            child.flat = self._flat_run(child, info)
         return child
+
+    # --- loops run flat (flat_frames.py) ---------------------------------------------
+    def _flat_run(self, frame, info):
+        """A FlatFrameRun for a new frame of a loop that may run flat, else None.
+
+        Not when the step collects stats (the timeline shows each
+        iteration), nor when a kernel of the loop has been measured long
+        enough that two iterations at once would pay (on a session with a
+        thread pool).
+        """
+        if self.stats is not None:
+            return None
+        plan = flat_frames.plan_for(self.nodes, info)
+        if plan.reason is not None:
+            return None
+        if self.pool is not None and any(self.kernel_costs.is_long(node_id)
+                                         for node_id in plan.expensive_ids):
+            return None
+        return flat_frames.FlatFrameRun(plan, frame, self)
+
+    def _enter_flat_frame(self, frame, enter, value, ready):
+        """An Enter of a loop run flat: kept until the last has come, then the loop runs."""
+        run = frame.flat
+        run.enter(enter, value)
+        frame.num_pending_inputs -= 1
+        if frame.num_pending_inputs > 0:
+            return
+        if not run.can_run():
+            run.replay(ready)
+            return
+        if run.run(ready) == flat_frames.FINISHED:
+            frame.flat = None
+            frame.iterations.clear()
+            frame.num_outstanding_iterations = 0
+            self._frame_done(frame, ready)
 
     def _frame_done(self, frame, ready):
         """Deletes a finished frame, then cleans up what it finishes in its parent."""
@@ -897,68 +930,3 @@ def node_exec_stats(step_run, node, start, end, frame_name="", iter_id=0):
         all_start_micros=int((step_run.start_time + start - step_run.start_counter) * 1e6),
         all_end_rel_micros=max(1, int((end - start) * 1e6)),
         frame_name=frame_name, iter_id=iter_id)
-
-
-def read_variable(node, var):
-    """What a non-Ref input reads from a variable: a read-only view of its buffer."""
-    if not isinstance(var, Var):
-        return var
-    value = var.value
-    if value is None:
-        raise errors.FailedPreconditionError(
-            node.node_def, None, "Attempting to use uninitialized value %s" % var.name)
-    return buffers.read_only_view(value)  # later updates change the buffer in place
-
-
-def check_outputs(node, result):
-    """The kernel's result as a tuple of outputs, each of exactly the dtype the OpDef promises.
-
-    Only a Switch and a _Recv may leave an output without a value (None): it is dead.
-    """
-    if node.single_output:
-        expected = node.output_dtypes[0]
-        dtype = getattr(result, "dtype", None)
-        if expected is not None and dtype is not expected and dtype != expected and not (
-                result is None and node.is_transfer):
-            raise _wrong_dtype(result, expected)
-        return (result,)
-    outputs = tuple(result or ())
-    if len(outputs) != node.num_outputs:
-        raise errors.InternalError(None, None, "Kernel returned %d outputs, expected %d"
-                                   % (len(outputs), node.num_outputs))
-    for value, expected in zip(outputs, node.output_dtypes):
-        if expected is not None and getattr(value, "dtype", None) != expected and not (
-                value is None and node.is_switch):
-            raise _wrong_dtype(value, expected)
-    return outputs
-
-
-def _wrong_dtype(value, expected):
-    return errors.InternalError(None, None, "Kernel produced %s, expected %s" % (
-        _describe(value), expected.type.__name__))
-
-
-def _describe(value):
-    dtype = getattr(value, "dtype", None)
-    return str(dtype) if dtype is not None else "a %s" % type(value).__name__
-
-
-def as_op_error(node, exception):
-    """Any kernel failure as an OpError naming the node, its op type and device."""
-    if isinstance(exception, errors.OpError) and exception._node_name is not None:
-        return exception  # already names its node (it came through a rendezvous)
-    if isinstance(exception, errors.OpError):
-        error_class, message = type(exception), exception.message
-    elif isinstance(exception, (ValueError, IndexError, TypeError, ZeroDivisionError)):
-        error_class, message = errors.InvalidArgumentError, str(exception)
-    elif isinstance(exception, MemoryError):
-        error_class, message = errors.ResourceExhaustedError, "OOM: %s" % exception
-    else:
-        error_class = errors.InternalError
-        message = "%s: %s" % (type(exception).__name__, exception)
-    if "[[node " not in message:
-        message = "%s\n\t [[node %s (op: %s, device: %s)]]" % (
-            message, node.name, node.op_type, node.device.name)
-    error = error_class(node.node_def, None, message)
-    error._node_name = node.name
-    return error

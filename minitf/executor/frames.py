@@ -69,6 +69,7 @@ class FrameInfo:
         self.pending_init = []
         self.preset_inputs = {}  # local id -> slot list
         self.input_count = 0
+        self.flat_plan = None  # how the loop runs flat (flat_frames.py), made at first use
 
     @property
     def size(self):
@@ -193,6 +194,7 @@ class FrameState:
         self.next_iter_roots = []  # NextIterations waiting for a free iteration
         self.inv_values = []       # (Enter node, value) of each loop invariant
         self.dead_exits = []       # Exits of the newest iteration that were dead
+        self.flat = None           # a FlatFrameRun when the loop runs flat (flat_frames.py)
 
     def __repr__(self):
         return "<frame %r>" % (self.name,)

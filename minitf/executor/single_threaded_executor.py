@@ -32,13 +32,13 @@ asks for one of the two outright, as in TensorFlow.
 Mirrors `tensorflow/core/common_runtime/single_threaded_executor.cc`.
 """
 
-import operator
 import time
 
 import numpy as np
 
 from minitf.executor.executor import (Executor, as_op_error, check_outputs, kernel_context,
                                       may_forward_from, node_exec_stats, read_variable)
+from minitf.executor.kernel_calls import gatherer
 from minitf.framework.op_kernel import OpKernelContext
 from minitf.graph import errors
 
@@ -143,21 +143,8 @@ def _fast_entry(scheduled):
     output_place = scheduled.output_places[0] if simple else None
     # No attrs, no keyword arguments: a call without `**{}` is a little cheaper.
     return (scheduled, scheduled.node, scheduled.fn if simple else None, scheduled.kwargs or None,
-            _gatherer(scheduled.input_places), scheduled.dying_places, output_place,
+            gatherer(scheduled.input_places), scheduled.dying_places, output_place,
             scheduled.expected_dtype)
-
-
-def _gatherer(places):
-    """A function of `values` giving the inputs at `places` as a sequence, all in C.
-
-    (A list comprehension costs a Python frame per node; `itemgetter` with
-    two or more places gives a tuple, with a slice a list.)
-    """
-    if len(places) >= 2:
-        return operator.itemgetter(*places)
-    if places:
-        return operator.itemgetter(slice(places[0], places[0] + 1))
-    return operator.itemgetter(slice(0, 0))
 
 
 def _store(values, output_places, outputs):

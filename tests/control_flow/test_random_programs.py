@@ -10,7 +10,9 @@ Hypothesis draws small programs over two int32 inputs `x` and `y`:
 Each program is built as a graph (conds nested in loops, loops in conds,
 loops in loops) and run; a Python interpreter of the same program gives
 the expected value. The loops draw their `parallel_iterations`, so some
-run one iteration at a time and others overlap theirs.
+run one iteration at a time and others overlap theirs, and each program
+runs twice: plainly, where a loop runs flat when it can, and traced, where
+every loop runs as dataflow.
 """
 
 import collections
@@ -40,6 +42,7 @@ def _extend(children):
 
 
 PROGRAMS = st.recursive(_LEAVES, _extend, max_leaves=10)
+TRACED = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
 
 
 def _wrap(value):
@@ -97,6 +100,10 @@ def test_a_random_program_computes_what_python_computes(program, x, y):
         inputs = {"x": tf.placeholder(tf.int32, [], name="x"),
                   "y": tf.placeholder(tf.int32, [], name="y")}
         result = build(program, inputs)
+        feed = {inputs["x"]: x, inputs["y"]: y}
         with tf.Session() as sess:
-            value = sess.run(result, {inputs["x"]: x, inputs["y"]: y})
-    assert value == interpret(program, {"x": x, "y": y}), program
+            value = sess.run(result, feed)
+            # A traced step runs every loop as dataflow; the plain one runs most of them
+            # flat (minitf/executor/flat_frames.py): both must give the interpreter's value.
+            traced = sess.run(result, feed, options=TRACED, run_metadata=tf.RunMetadata())
+    assert value == traced == interpret(program, {"x": x, "y": y}), program
