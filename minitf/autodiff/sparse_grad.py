@@ -274,12 +274,24 @@ def _sparse_tensor_dense_add_grad(op, out_grad):
 # The tf.sparse ops
 # =============================================================================
 
-# Max reductions, elementwise extremes, splits and counts: TF registers no working gradient.
+# Max reductions, splits and counts: TF declares them not differentiable.
 for _op_type in ("SparseReduceMax", "SparseReduceMaxSparse", "SparseReduceSumSparse",
-                 "SparseSparseMaximum", "SparseSparseMinimum", "SparseSplit",
-                 "SparseSliceGrad", "SparseDenseCwiseAdd", "DenseCountSparseOutput",
+                 "SparseSplit", "SparseSliceGrad", "DenseCountSparseOutput",
                  "SparseCountSparseOutput"):
     NotDifferentiable(_op_type)
+
+
+def _gradient_not_implemented(op_type):
+    """A gradient that refuses, as TensorFlow's does for `op_type`: backprop through the op
+    is an error, not a silent zero."""
+    def refuse(op, *grads):
+        raise NotImplementedError("Gradient for %s is not implemented." % op_type)
+
+    RegisterGradient(op_type)(refuse)
+
+
+for _op_type in ("SparseSparseMaximum", "SparseSparseMinimum", "SparseDenseCwiseAdd"):
+    _gradient_not_implemented(_op_type)
 
 
 @RegisterGradient("SparseTensorDenseMatMul")
