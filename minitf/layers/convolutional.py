@@ -143,15 +143,33 @@ class Conv3D(_Conv):
 
     _rank = 3
 
-    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
-                 data_format="channels_last", dilation_rate=(1, 1, 1), activation=None,
-                 use_bias=True, kernel_initializer=None,
-                 bias_initializer=init_ops.zeros_initializer(), kernel_regularizer=None,
-                 bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
-                 bias_constraint=None, trainable=True, name=None, **kwargs):
+
+def deconv_output_length(input_length, filter_size, padding, stride, dilation=1):
+    """The length a transposed convolution gives one spatial dimension of `input_length`
+    (a dilated filter spans `filter_size + (filter_size - 1) * (dilation - 1)`)."""
+    if input_length is None:
+        return None
+    filter_size += (filter_size - 1) * (dilation - 1)
+    if padding == "valid":
+        return input_length * stride + max(filter_size - stride, 0)
+    return input_length * stride
+
+
+class _ConvTranspose(_Conv):
+    """What the transposed convolutions add to their convolution: the kernel
+    [*kernel_size, filters, in_channels], and the output shape worked out from the
+    input's, which the transpose op (a subclass's `_transpose_function`) needs as a
+    tensor. Their arguments are TensorFlow's, less `dilation_rate`, which (as Keras's
+    layers underneath them do) they still take as a keyword."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid",
+                 data_format="channels_last", activation=None, use_bias=True,
+                 kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
+                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
+                 **kwargs):
         super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, dilation_rate=dilation_rate,
-                         activation=activation, use_bias=use_bias,
+                         data_format=data_format, activation=activation, use_bias=use_bias,
                          kernel_initializer=kernel_initializer,
                          bias_initializer=bias_initializer,
                          kernel_regularizer=kernel_regularizer,
@@ -159,22 +177,6 @@ class Conv3D(_Conv):
                          activity_regularizer=activity_regularizer,
                          kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
                          trainable=trainable, name=name, **kwargs)
-
-
-def deconv_output_length(input_length, filter_size, padding, stride):
-    """The length a transposed convolution gives one spatial dimension of `input_length`."""
-    if input_length is None:
-        return None
-    if padding == "valid":
-        return input_length * stride + max(filter_size - stride, 0)
-    return input_length * stride
-
-
-class _ConvTranspose:
-    """What the transposed convolutions add to their convolution: the kernel
-    [*kernel_size, filters, in_channels], and the output shape worked out from the
-    input's, which the transpose op (a subclass's `_transpose_function`) needs as a
-    tensor."""
 
     def build(self, input_shape):
         input_dim = self._input_dim(input_shape)
@@ -186,7 +188,7 @@ class _ConvTranspose:
 
     def _output_size(self, size, axis):
         return deconv_output_length(size, self.kernel_size[axis], self.padding,
-                                    self.strides[axis])
+                                    self.strides[axis], self.dilation_rate[axis])
 
     def _output_layout(self, batch, spatial):
         """[batch, *spatial, filters], or [batch, filters, *spatial] for channels_first."""
@@ -203,7 +205,8 @@ class _ConvTranspose:
         outputs = self._transpose_function(
             inputs, self.kernel, array_ops.stack(self._output_layout(batch, sizes)),
             self.strides, padding=self.padding.upper(),
-            data_format=utils.convert_data_format(self.data_format, self.rank + 2))
+            data_format=utils.convert_data_format(self.data_format, self.rank + 2),
+            dilations=self.dilation_rate)
         static = inputs.shape.as_list()
         static_sizes = [self._output_size(static[a], i) for i, a in enumerate(spatial_axes)]
         outputs.set_shape(self._output_layout(static[0], static_sizes))
@@ -216,44 +219,12 @@ class Conv2DTranspose(_ConvTranspose, Conv2D):
 
     _transpose_function = staticmethod(nn_ops.conv2d_transpose)
 
-    def __init__(self, filters, kernel_size, strides=(1, 1), padding="valid",
-                 data_format="channels_last", activation=None, use_bias=True,
-                 kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-                 **kwargs):
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         trainable=trainable, name=name, **kwargs)
-
 
 class Conv3DTranspose(_ConvTranspose, Conv3D):
     """The transpose of Conv3D: each input voxel spreads over a `kernel_size` window of the
     output, `strides` apart."""
 
     _transpose_function = staticmethod(nn_ops.conv3d_transpose)
-
-    def __init__(self, filters, kernel_size, strides=(1, 1, 1), padding="valid",
-                 data_format="channels_last", activation=None, use_bias=True,
-                 kernel_initializer=None, bias_initializer=init_ops.zeros_initializer(),
-                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
-                 kernel_constraint=None, bias_constraint=None, trainable=True, name=None,
-                 **kwargs):
-        super().__init__(filters, kernel_size, strides=strides, padding=padding,
-                         data_format=data_format, activation=activation, use_bias=use_bias,
-                         kernel_initializer=kernel_initializer,
-                         bias_initializer=bias_initializer,
-                         kernel_regularizer=kernel_regularizer,
-                         bias_regularizer=bias_regularizer,
-                         activity_regularizer=activity_regularizer,
-                         kernel_constraint=kernel_constraint, bias_constraint=bias_constraint,
-                         trainable=trainable, name=name, **kwargs)
 
 
 class _SeparableConv(_Conv):

@@ -265,6 +265,30 @@ def test_transposed_conv3d_is_the_gradient_of_conv3d():
     np.testing.assert_allclose(back_out, grad_out, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("conv_class,transpose_class,shape", [
+    (tf.layers.Conv2D, tf.layers.Conv2DTranspose, (1, 7, 6, 2)),
+    (tf.layers.Conv3D, tf.layers.Conv3DTranspose, (1, 6, 7, 5, 2)),
+])
+def test_a_dilated_transposed_convolution_is_the_gradient_of_the_dilated_one(
+        conv_class, transpose_class, shape):
+    # dilation_rate reaches the transposed layers as a keyword, as Keras's layers under
+    # TensorFlow's take it: the output size counts the dilated window.
+    x_value = _random(shape, seed=8)
+    x = tf.constant(x_value)
+    conv = conv_class(3, 2, dilation_rate=2, use_bias=False)
+    y = conv(x)
+    up = transpose_class(2, 2, dilation_rate=2, use_bias=False)
+    dy = _random(y.shape.as_list(), seed=9)
+    back = up(tf.constant(dy))
+    assert back.shape.as_list() == list(shape)
+    grad = tf.gradients(y, x, grad_ys=dy)[0]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(up.kernel.assign(conv.kernel))
+        back_out, grad_out = sess.run([back, grad])
+    np.testing.assert_allclose(back_out, grad_out, rtol=1e-5, atol=1e-5)
+
+
 # --- MaxPooling3D and AveragePooling3D ------------------------------------------------------
 
 @pytest.mark.parametrize("pool_size,strides,padding", [
