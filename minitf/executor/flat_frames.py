@@ -107,6 +107,10 @@ class FlatFramePlan:
 
     # --- which loops qualify --------------------------------------------------------
     def _ineligibility(self):
+        """Why the loop cannot run flat, in a few words; None when it can. It can when its
+        nodes run once per iteration, on this thread, fed as tf.while_loop feeds them: no
+        loop inside it, nothing that waits, Enters only into its Merges (or, for loop
+        invariants, anywhere but a Merge), and NextIterations only into its Merges."""
         nodes, in_frame = self.nodes, self.in_frame
         for node_id in self.frame_ids:
             node = nodes[node_id]
